@@ -1,0 +1,62 @@
+// Split stage: cut a ByteSource into lines through one fixed buffer (memchr for '\n', tail
+// moved to the front before a refill). Handles CRLF, '\r' progress bars (keeps the text after
+// the last '\r'), NUL bytes and over-long lines (cut, reported once per file).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnostics.h"
+#include "reader.h"
+
+namespace megatriage {
+
+/// A view of one line without its terminator. Valid until the next call to next().
+struct LineView {
+  std::string_view text;
+  std::uint64_t number = 0;  // 1-based, counting '\n'
+  std::uint64_t offset = 0;  // byte offset of the line start in the decompressed stream
+  bool cut = false;          // the line was longer than the limit; `text` is its head
+};
+
+struct SplitOptions {
+  std::size_t buffer_bytes = 1 << 20;      // the fixed buffer
+  std::size_t max_line_bytes = 64 << 10;   // longer lines are cut to this (rest skipped)
+};
+
+class LineSplitter {
+ public:
+  /// Requires: `source` and `diags` outlive the splitter. `display_path` names the file in
+  /// diagnostics.
+  LineSplitter(ByteSource& source, DiagnosticSink& diags, std::string display_path,
+               SplitOptions options = {});
+  /// Next line, or false at end. Strips a trailing '\r'; for lines with interior '\r' keeps the
+  /// text after the last one (a progress bar's final frame); replaces NUL bytes by spaces
+  /// (reported once, code `split.nul-bytes`). Lines over the limit: `split.line-too-long`.
+  bool next(LineView& line);
+
+  std::uint64_t bytes_read() const { return total_bytes_; }
+  std::uint64_t lines_read() const { return line_number_; }
+
+ private:
+  bool refill();
+  ByteSource& source_;
+  DiagnosticSink& diags_;
+  std::string display_path_;
+  SplitOptions options_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  std::uint64_t line_number_ = 0;
+  std::uint64_t total_bytes_ = 0;       // bytes consumed up to buffer_[begin_]
+  std::uint64_t consumed_offset_ = 0;
+  bool reported_nul_ = false, reported_long_ = false, reported_binary_ = false;
+};
+
+/// True when `text` looks like binary data rather than a log (many control bytes / invalid
+/// UTF-8 in the first block). Used to skip core dumps and .pt files with a diagnostic.
+bool looks_binary(std::string_view first_block);
+
+}  // namespace megatriage

@@ -1,0 +1,42 @@
+// Read stage: a ByteSource hands out a file's (decompressed) bytes in blocks. Plain files use
+// raw read(2); compressed ones go through Boost.Iostreams (only reader.cc knows that).
+// Damaged input becomes a diagnostic and the bytes decoded so far are kept.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "diagnostics.h"
+#include "discover.h"
+
+namespace megatriage {
+
+/// "Fill this buffer, return the count, 0 at end." Never throws.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// Reads up to `capacity` bytes into `buffer`; 0 means end of data (or an error that has been
+  /// recorded as a diagnostic).
+  virtual std::size_t read(char* buffer, std::size_t capacity) = 0;
+};
+
+struct ReadLimits {
+  std::uint64_t max_decompressed_bytes = 64ull << 30;  // zip-bomb guard per file
+};
+
+/// Opens `file` for reading according to its compression. Returns nullptr (and a diagnostic)
+/// when the file cannot be opened. Later read errors and corrupt/truncated streams are
+/// diagnostics recorded into `diags` (codes `read.*`) while reading.
+std::unique_ptr<ByteSource> open_source(const SourceFile& file, const ReadLimits& limits,
+                                        DiagnosticSink& diags);
+
+/// An in-memory source for tests and fuzzing; the bytes are copied. If `compression` is not
+/// None the bytes are decompressed like a file's would be.
+std::unique_ptr<ByteSource> memory_source(std::string bytes, Compression compression,
+                                          const std::string& display_path,
+                                          DiagnosticSink& diags,
+                                          const ReadLimits& limits = {});
+
+}  // namespace megatriage

@@ -1,0 +1,55 @@
+// Rule matching: a literal prefilter over the rules' needles, then one RE2::Set pass on
+// candidate text, then captures only for the rules the Set matched. Compiled once, shared
+// read-only by all workers (thread-safe after construction).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnostics.h"
+#include "rules.h"
+
+namespace megatriage {
+
+/// One rule that matched a text, with its named groups.
+struct RuleMatch {
+  int rule_index = -1;                       // index into RuleMatcher::rules()
+  std::map<std::string, std::string> fields;
+};
+
+class RuleMatcher {
+ public:
+  /// Compiles `rules` (already validated). Problems (e.g. RE2 Set compile failure) are
+  /// diagnostics; such rules are left out.
+  RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags);
+  ~RuleMatcher();
+  RuleMatcher(const RuleMatcher&) = delete;
+  RuleMatcher& operator=(const RuleMatcher&) = delete;
+
+  const std::vector<Rule>& rules() const { return rules_; }
+
+  /// Cheap literal test: could any Line rule match `text`? False positives allowed, false
+  /// negatives never. Allocation-free; this is the per-line hot path.
+  bool line_candidate(std::string_view text) const;
+
+  /// All rules with `applies_to == kind` that match `text`, ordered by priority (highest first),
+  /// then id. Allocates only when something matches.
+  std::vector<RuleMatch> match(std::string_view text, AppliesTo kind) const;
+
+  /// Disable the prefilter (hidden debug flag for invariance tests): line_candidate() is always true.
+  void set_prefilter_enabled(bool enabled) { prefilter_enabled_ = enabled; }
+
+ private:
+  struct Compiled;
+  std::vector<Rule> rules_;
+  std::unique_ptr<Compiled> compiled_;
+  bool prefilter_enabled_ = true;
+};
+
+/// Replaces `{name}` placeholders in `text` with `fields[name]`; unknown names stay as they are.
+std::string fill_placeholders(const std::string& text, const std::map<std::string, std::string>& fields);
+
+}  // namespace megatriage
