@@ -3,6 +3,7 @@
 // header. Hand-written, allocation-free; the returned views point into the line.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace megatriage {
@@ -21,10 +22,14 @@ struct LinePrefix {
 };
 
 /// Parses prefixes in their stacking order (outermost first). Never fails: unknown shapes are
-/// left in `body`. Requires: `line` has no terminator.
+/// left in `body`. `[rankN]: ` loses exactly one space (traceback indentation survives); text
+/// after a tee prefix is kept as is. Requires: `line` has no terminator.
 LinePrefix parse_prefix(std::string_view line);
 
-/// Canonical form for table tests, e.g. `task=3 tee=default/3 rank=12 body="..."`.
+/// Canonical form for table tests. Space-separated, in stacking order, each part only when present:
+/// `task=<n> tee=<role>/<local_rank> rank=<n> nccl=<host>:<pid>/[<dev>] body="<body>"`; `body=`
+/// is always last and always present, copied verbatim (no escaping). E.g.
+/// `task=3 tee=default/3 rank=12 body="Traceback (most recent call last):"`. Allocates.
 std::string to_debug_string(const LinePrefix& p);
 
 }  // namespace megatriage

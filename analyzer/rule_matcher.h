@@ -3,6 +3,7 @@
 // read-only by all workers (thread-safe after construction).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -41,6 +42,11 @@ class RuleMatcher {
 
   /// Disable the prefilter (hidden debug flag for invariance tests): line_candidate() is always true.
   void set_prefilter_enabled(bool enabled) { prefilter_enabled_ = enabled; }
+
+  /// How many match() calls fell back to per-rule matching because the RE2::Set DFA ran out of
+  /// memory (match() has no sink; the driver may turn a non-zero count into a diagnostic).
+  /// Results are identical either way. Thread-safe.
+  std::uint64_t set_fallback_count() const;
 
  private:
   struct Compiled;

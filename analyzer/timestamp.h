@@ -26,7 +26,8 @@ std::optional<std::int64_t> civil_to_us(const CivilTime& t);
 /// ISO 8601 `YYYY-MM-DDTHH:MM:SS` (plus `.ffffff` when micros != 0).
 std::string format_iso(std::int64_t us);
 
-/// Canonical form for table tests: `2024-05-01 12:00:00.000123` or `????-07-28 15:01:59`.
+/// Canonical form for table tests: `2024-05-01 12:00:00.000123` or `????-07-28 15:01:59`
+/// (`????` when year == 0; `.ffffff` only when micros != 0).
 std::string to_debug_string(const CivilTime& t);
 
 }  // namespace megatriage

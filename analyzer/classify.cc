@@ -1,0 +1,142 @@
+#include "classify.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace megatriage {
+namespace {
+
+constexpr std::size_t kKeyFrames = 5;
+
+const Rule* best_rule(const Event& e, const RuleMatcher& matcher) {
+  if (e.matches.empty()) return nullptr;
+  return &matcher.rules()[static_cast<std::size_t>(e.matches.front().rule_index)];
+}
+
+std::map<std::string, std::string> facts_for(const Event& e, const Finding& f) {
+  std::map<std::string, std::string> fields;
+  if (!e.matches.empty()) fields = e.matches.front().fields;
+  if (f.who.rank >= 0) fields.emplace("rank", std::to_string(f.who.rank));
+  if (f.who.local_rank >= 0) fields.emplace("local_rank", std::to_string(f.who.local_rank));
+  if (!f.who.host.empty()) fields.emplace("host", f.who.host);
+  return fields;
+}
+
+}  // namespace
+
+std::string compact_ranks(const std::vector<int>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += '-' + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+RootCauseReport classify_root(const Finding& finding, const std::vector<TimelineEntry>& timeline,
+                              const RuleMatcher& matcher) {
+  const TimelineEntry& entry = timeline[finding.index];
+  const Event& e = *entry.event;
+  RootCauseReport r;
+  const Rule* rule = best_rule(e, matcher);
+  r.fields = facts_for(e, finding);
+  if (rule != nullptr) {
+    r.category = category_name(rule->category);
+    r.rule = rule->id;
+    r.title = rule->title;
+    r.explain = fill_placeholders(rule->explain, r.fields);
+    for (const auto& c : rule->checks) r.checks.push_back(fill_placeholders(c, r.fields));
+  } else {
+    r.category = "unknown";
+    r.rule = kUnclassifiedRule;
+    r.title = "Python exception not recognised by any rule";
+    r.explain = "The first failing rank raised an exception that none of the rules classify.";
+    r.checks.push_back("Read the innermost frames below: the exception is raised there.");
+    r.checks.push_back("Add a rule to rules/ (see rules/README.md) if this failure recurs.");
+  }
+  r.evidence = e.kind == EventKind::Traceback ? "traceback" : "line";
+  r.rank = finding.who.rank;
+  r.local_rank = finding.who.local_rank;
+  r.host = finding.who.host;
+  r.file = entry.file->file.display_path;
+  r.line = e.origin.line;
+  if (e.time.source == TimeSource::Explicit) {
+    r.time_us = e.time.us;
+    r.time_basis = "explicit";
+  } else {
+    if (e.time.known()) r.after_us = e.time.us;
+    r.before_us = e.before_us;
+    r.time_us = entry.key_us;
+    r.time_basis = e.before_us ? "bounded" : (e.time.known() ? "inherited" : "none");
+  }
+  r.year_inferred = e.time.year_inferred;
+  r.exception = e.text;
+  if (e.kind == EventKind::Traceback) {
+    for (const auto& b : e.traceback.blocks)
+      if (!b.exception.empty()) r.chain.push_back(b.exception);
+    if (e.decisive_block >= 0) {
+      const auto& frames = e.traceback.blocks[static_cast<std::size_t>(e.decisive_block)].frames;
+      std::size_t from = frames.size() > kKeyFrames ? frames.size() - kKeyFrames : 0;
+      r.frames.assign(frames.begin() + static_cast<long>(from), frames.end());
+    }
+  }
+  r.confidence = finding.confidence;
+  r.reasons = finding.reasons;
+  return r;
+}
+
+std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timeline,
+                                         const std::optional<Finding>& finding,
+                                         const RuleMatcher& matcher) {
+  std::map<std::string, SymptomGroup> groups;
+  std::map<std::string, std::set<int>> ranks;
+  std::map<std::string, std::set<std::string>> hosts;
+  std::vector<std::string> order;  // first appearance on the timeline
+  std::optional<std::int64_t> root_us;
+  if (finding) root_us = timeline[finding->index].key_us;
+  for (std::size_t i = 0; i < timeline.size(); ++i) {
+    if (finding && i == finding->index) continue;
+    const Event& e = *timeline[i].event;
+    if (e.kind == EventKind::ChildFailure) continue;
+    if (e.kind == EventKind::Traceback && e.traceback.incomplete) continue;
+    RuleRole role = event_role(e, matcher);
+    if (role == RuleRole::Context) continue;
+    const Rule* rule = best_rule(e, matcher);
+    std::string id = rule ? rule->id : kUnclassifiedRule;
+    auto [it, inserted] = groups.try_emplace(id);
+    SymptomGroup& g = it->second;
+    if (inserted) {
+      order.push_back(id);
+      g.rule = id;
+      g.title = rule ? rule->title : "Python exception not recognised by any rule";
+      g.category = rule ? category_name(rule->category) : "unknown";
+      g.role = role_name(role);
+      g.example = e.text.substr(0, 300);
+      g.first_file = timeline[i].file->file.display_path;
+      g.first_line = e.origin.line;
+    }
+    ++g.count;
+    if (e.who.rank >= 0) ranks[id].insert(e.who.rank);
+    if (!e.who.host.empty()) hosts[id].insert(e.who.host);
+    if (auto t = timeline[i].key_us) {
+      if (!g.first_us || *t < *g.first_us) g.first_us = t;
+      if (!g.last_us || *t > *g.last_us) g.last_us = t;
+    }
+  }
+  std::vector<SymptomGroup> out;
+  for (const auto& id : order) {
+    SymptomGroup g = groups[id];
+    g.ranks.assign(ranks[id].begin(), ranks[id].end());
+    g.hosts.assign(hosts[id].begin(), hosts[id].end());
+    if (root_us && g.first_us) g.delay_us = *g.first_us - *root_us;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace megatriage

@@ -1,0 +1,386 @@
+#include "extract.h"
+
+#include <charconv>
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+
+#include "line_prefix.h"
+#include "text_util.h"
+#include "timestamp.h"
+
+namespace megatriage {
+namespace {
+
+constexpr std::size_t kMaxEventText = 2048;
+constexpr std::size_t kPeekBytes = 4096;
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Serves peeked bytes first, then the rest of the underlying source: lets us look at the
+// first block (binary detection) without a second open.
+class PeekedSource : public ByteSource {
+ public:
+  PeekedSource(std::string head, ByteSource& rest) : head_(std::move(head)), rest_(rest) {}
+  std::size_t read(char* buffer, std::size_t capacity) override {
+    if (pos_ < head_.size()) {
+      std::size_t n = std::min(capacity, head_.size() - pos_);
+      std::memcpy(buffer, head_.data() + pos_, n);
+      pos_ += n;
+      return n;
+    }
+    return rest_.read(buffer, capacity);
+  }
+
+ private:
+  std::string head_;
+  std::size_t pos_ = 0;
+  ByteSource& rest_;
+};
+
+// A stream is one writer inside a file: the combination of prefixes that names it.
+std::uint64_t stream_key(const LinePrefix& p) {
+  auto part = [](int v) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(v + 1) & 0x1fffff); };
+  return (part(p.srun_task) << 42) | (part(p.tee_local_rank) << 21) | part(p.rank);
+}
+
+struct StreamState {
+  TracebackBuilder builder;
+  std::optional<CivilTime> last_stamp;
+  std::vector<std::size_t> awaiting_upper_bound;  // event indices
+  std::uint64_t header_offset = 0;
+  std::string host;  // from NCCL headers of this stream
+  int srun_task = -1, tee_local_rank = -1, rank = -1;
+};
+
+int parse_int(std::string_view s) {
+  s = trim_spaces(s);
+  int v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  (void)p;
+  return ec == std::errc() ? v : -1;
+}
+
+// Reads `  rank      : 3 (local_rank: 1)` / `  exitcode  : -9 (pid: 10923)` style values.
+bool table_field(std::string_view body, std::string_view name, std::string_view& value) {
+  if (!starts_with(body, "  ") || body.size() < 14) return false;
+  std::string_view key = trim_spaces(body.substr(2, 10));
+  if (key != name || body[12] != ':') return false;
+  value = trim_spaces(body.substr(13));
+  return true;
+}
+
+class FileAnalyzer {
+ public:
+  FileAnalyzer(const SourceFile& file, const RuleMatcher& matcher, const AnalyzeOptions& options,
+               DiagnosticSink& diags)
+      : file_(file), matcher_(matcher), options_(options), diags_(diags) {
+    result_.file = file;
+  }
+
+  FileResult run(ByteSource& source) {
+    std::string head(kPeekBytes, '\0');
+    std::size_t got = 0;
+    while (got < head.size()) {
+      std::size_t n = source.read(head.data() + got, head.size() - got);
+      if (n == 0) break;
+      got += n;
+    }
+    head.resize(got);
+    if (got == 0) {
+      diags_.add(Severity::Info, "read.empty-file", "file is empty", file_.display_path);
+      return finish_result();
+    }
+    if (looks_binary(head)) {
+      result_.binary = true;
+      diags_.add(Severity::Warning, "read.binary-file",
+                 "file looks binary (control bytes or invalid UTF-8 in its first " +
+                     std::to_string(got) + " bytes); skipped",
+                 file_.display_path, 0, "core dumps and checkpoints do not belong in logs/");
+      return finish_result();
+    }
+    PeekedSource peeked(std::move(head), source);
+    LineSplitter splitter(peeked, diags_, file_.display_path, options_.split);
+    LineView line;
+    while (splitter.next(line)) on_line(line);
+    for (auto& [key, stream] : streams_) {
+      if (stream.builder.finish()) drain(stream);
+    }
+    result_.bytes = splitter.bytes_read();
+    result_.lines = splitter.lines_read();
+    return finish_result();
+  }
+
+ private:
+  FileResult finish_result() {
+    // Hosts learnt from NCCL headers of a stream apply to all its events.
+    for (auto& e : result_.events) {
+      if (!e.who.host.empty()) continue;
+      for (auto& [key, s] : streams_) {
+        if (!s.host.empty() && e.who.rank >= 0 && s.rank == e.who.rank) {
+          e.who.host = s.host;
+          break;
+        }
+      }
+    }
+    result_.diagnostics = diags_.take();
+    if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
+    return std::move(result_);
+  }
+
+  void on_line(const LineView& line) {
+    std::string_view text = line.text;
+    if (std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
+      // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
+      scratch_ = strip_terminal_escapes(text);
+      text = scratch_;
+      if (!reported_escapes_) {
+        reported_escapes_ = true;
+        diags_.add(Severity::Info, "extract.terminal-escapes",
+                   "terminal escape sequences removed before matching", file_.display_path,
+                   line.number);
+      }
+    }
+    LinePrefix prefix = parse_prefix(text);
+    std::string_view body = prefix.body;
+    std::uint64_t key = stream_key(prefix);
+    auto [it, inserted] = streams_.try_emplace(key);
+    StreamState& stream = it->second;
+    if (inserted) {
+      stream.builder = TracebackBuilder(options_.traceback);
+      stream.srun_task = prefix.srun_task;
+      stream.tee_local_rank = prefix.tee_local_rank;
+      stream.rank = prefix.rank;
+    }
+    if (!prefix.nccl_host.empty() && stream.host.empty()) stream.host = short_host(prefix.nccl_host);
+
+    // Feed the traceback builder first: a stamped line that ends a traceback (the launcher's
+    // `failed (exitcode ...)`) is that traceback's upper time bound.
+    if (TracebackBuilder::is_header(body)) stream.header_offset = line.offset;
+    if (stream.builder.feed(body, line.number)) drain(stream);
+
+    std::optional<CivilTime> stamp = parse_timestamp(body);
+    if (stamp) on_stamp(*stamp, stream, prefix);
+
+    on_child_failure_table(body, line, stream, stamp);
+
+    if (matcher_.line_candidate(body)) {
+      std::vector<RuleMatch> matches = matcher_.match(body, AppliesTo::Line);
+      if (!matches.empty()) {
+        Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
+        e.text = repair_utf8(body.substr(0, kMaxEventText));
+        e.matches = std::move(matches);
+        push(std::move(e), stream, stamp.has_value());
+      }
+    }
+  }
+
+  void on_stamp(const CivilTime& stamp, StreamState& stream, const LinePrefix& prefix) {
+    ++result_.stamped_lines;
+    if (stamp.year != 0 && result_.first_full_year == 0) {
+      result_.first_full_year = stamp.year;
+      result_.first_full_month = stamp.month;
+    }
+    stream.last_stamp = stamp;
+    file_last_stamp_ = stamp;
+    resolve_upper_bounds(stream, stamp);
+    // An unprefixed stamped line (the launcher agent, srun, slurmstepd) also bounds the
+    // tracebacks of every worker stream under the same srun task: the agent logs a worker's
+    // exit after the worker printed its traceback.
+    if (prefix.rank < 0 && prefix.tee_local_rank < 0 && awaiting_total_ > 0) {
+      for (auto& [key, other] : streams_)
+        if (&other != &stream && other.srun_task == prefix.srun_task) resolve_upper_bounds(other, stamp);
+    }
+  }
+
+  void resolve_upper_bounds(StreamState& stream, const CivilTime& stamp) {
+    for (std::size_t index : stream.awaiting_upper_bound) {
+      result_.events[index].before_civil = stamp;
+      --awaiting_total_;
+    }
+    stream.awaiting_upper_bound.clear();
+  }
+
+  Event make_event(EventKind kind, std::uint64_t line, std::uint64_t offset,
+                   const StreamState& stream, const std::optional<CivilTime>& stamp) {
+    Event e;
+    e.kind = kind;
+    e.origin = Origin{file_.id, line, offset};
+    e.last_line = line;
+    if (stamp) {
+      e.civil = stamp;
+      e.time.source = TimeSource::Explicit;
+    } else if (stream.last_stamp) {
+      e.civil = stream.last_stamp;
+      e.time.source = TimeSource::Inherited;
+    } else if (file_last_stamp_) {
+      e.civil = file_last_stamp_;
+      e.time.source = TimeSource::Inherited;
+    }
+    e.who.rank = stream.rank >= 0 ? stream.rank : file_.hint.rank;
+    e.who.local_rank = stream.tee_local_rank >= 0 ? stream.tee_local_rank : file_.hint.local_rank;
+    e.who.task = stream.srun_task >= 0 ? stream.srun_task : file_.hint.task;
+    e.who.host = stream.host.empty() ? file_.hint.host : stream.host;
+    return e;
+  }
+
+  void push(Event e, StreamState& stream, bool explicit_time) {
+    result_.events.push_back(std::move(e));
+    if (!explicit_time) {
+      stream.awaiting_upper_bound.push_back(result_.events.size() - 1);
+      ++awaiting_total_;
+    }
+  }
+
+  void drain(StreamState& stream) {
+    while (stream.builder.has_ready()) {
+      Traceback tb = stream.builder.take();
+      Event e = make_event(EventKind::Traceback, tb.first_line, stream.header_offset, stream,
+                           std::nullopt);
+      // The header line carries no stamp; the stream's last stamp is a lower bound.
+      e.last_line = tb.last_line;
+      choose_matches(tb, e);
+      e.traceback = std::move(tb);
+      push(std::move(e), stream, false);
+    }
+  }
+
+  // Picks the block that decides what this traceback is (see root_cause.h for the policy):
+  // the first block with a cause rule; else the first with any rule; else the first block.
+  void choose_matches(Traceback& tb, Event& e) {
+    int chosen = -1;
+    std::vector<RuleMatch> chosen_matches;
+    for (std::size_t i = 0; i < tb.blocks.size(); ++i) {
+      auto& b = tb.blocks[i];
+      if (b.exception.empty()) continue;
+      b.exception = repair_utf8(b.exception);
+      b.message_tail = repair_utf8(b.message_tail);
+      std::string text = b.exception;
+      if (!b.message_tail.empty()) text += "\n" + b.message_tail;
+      std::vector<RuleMatch> matches = matcher_.match(text, AppliesTo::Exception);
+      bool is_cause = !matches.empty() &&
+                      matcher_.rules()[static_cast<std::size_t>(matches.front().rule_index)].role == RuleRole::Cause;
+      if (is_cause) {
+        chosen = static_cast<int>(i);
+        chosen_matches = std::move(matches);
+        break;
+      }
+      if (chosen < 0 && !matches.empty()) {
+        chosen = static_cast<int>(i);
+        chosen_matches = std::move(matches);
+      }
+    }
+    if (chosen < 0) {
+      for (std::size_t i = 0; i < tb.blocks.size(); ++i)
+        if (!tb.blocks[i].exception.empty()) { chosen = static_cast<int>(i); break; }
+    }
+    e.matches = std::move(chosen_matches);
+    if (chosen >= 0) e.text = tb.blocks[static_cast<std::size_t>(chosen)].exception;
+    e.decisive_block = chosen;
+  }
+
+  void on_child_failure_table(std::string_view body, const LineView& line, StreamState& stream,
+                              const std::optional<CivilTime>& stamp) {
+    if (body.size() < 8) return;
+    if (body == "Failures:") { ++table_index_; in_root_section_ = false; return; }
+    if (starts_with(body, "Root Cause (first observed failure)")) { in_root_section_ = true; return; }
+    std::string_view value;
+    if (table_field(body, "time", value)) {
+      pending_child_ = ChildFailure{};
+      pending_child_stamp_ = stamp;
+      pending_child_line_ = line.number;
+      pending_child_offset_ = line.offset;
+      have_pending_child_ = true;
+    } else if (!have_pending_child_) {
+      return;
+    } else if (table_field(body, "host", value)) {
+      pending_child_.host = std::string(value.substr(0, 256));
+    } else if (table_field(body, "rank", value)) {
+      pending_child_.rank = parse_int(value.substr(0, value.find(' ')));
+      auto lr = value.find("local_rank:");
+      if (lr != std::string_view::npos) pending_child_.local_rank = parse_int(value.substr(lr + 11, value.find(')') - lr - 11));
+    } else if (table_field(body, "exitcode", value)) {
+      pending_child_.exitcode = parse_int(value.substr(0, value.find(' ')));
+      auto pid = value.find("pid:");
+      if (pid != std::string_view::npos) pending_child_.pid = parse_int(value.substr(pid + 4, value.find(')') - pid - 4));
+      pending_child_.root_cause_section = in_root_section_;
+      pending_child_.table_index = table_index_ - 1;
+      Event e = make_event(EventKind::ChildFailure, pending_child_line_, pending_child_offset_, stream,
+                           pending_child_stamp_);
+      e.last_line = line.number;
+      e.child = pending_child_;
+      e.who.rank = pending_child_.rank;
+      e.who.local_rank = pending_child_.local_rank;
+      e.who.host = short_host(pending_child_.host);
+      e.text = "rank " + std::to_string(pending_child_.rank) + " exitcode " +
+               std::to_string(pending_child_.exitcode);
+      result_.events.push_back(std::move(e));
+      have_pending_child_ = false;
+    }
+  }
+
+  const SourceFile& file_;
+  const RuleMatcher& matcher_;
+  const AnalyzeOptions& options_;
+  DiagnosticSink& diags_;
+  FileResult result_;
+  std::unordered_map<std::uint64_t, StreamState> streams_;
+  std::optional<CivilTime> file_last_stamp_;
+  std::size_t awaiting_total_ = 0;
+  std::string scratch_;
+  bool reported_escapes_ = false;
+  int table_index_ = 0;
+  bool in_root_section_ = false;
+  ChildFailure pending_child_;
+  std::optional<CivilTime> pending_child_stamp_;
+  std::uint64_t pending_child_line_ = 0, pending_child_offset_ = 0;
+  bool have_pending_child_ = false;
+};
+
+}  // namespace
+
+FileResult analyze_source(const SourceFile& file, ByteSource& source, const RuleMatcher& matcher,
+                          const AnalyzeOptions& options, DiagnosticSink& diags) {
+  FileAnalyzer analyzer(file, matcher, options, diags);
+  return analyzer.run(source);
+}
+
+FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,
+                        const AnalyzeOptions& options) {
+  DiagnosticSink diags;
+  std::unique_ptr<ByteSource> source = open_source(file, options.read, diags);
+  if (!source) {
+    FileResult result;
+    result.file = file;
+    result.diagnostics = diags.take();
+    return result;
+  }
+  return analyze_source(file, *source, matcher, options, diags);
+}
+
+void apply_year(FileResult& result, int year) {
+  auto resolve = [&](const CivilTime& civil) -> std::optional<std::int64_t> {
+    CivilTime t = civil;
+    if (t.year == 0) {
+      t.year = year;
+      // A job that crosses New Year: December stamps before a January reference and vice versa.
+      if (result.first_full_month == 12 && t.month == 1) t.year = year + 1;
+      if (result.first_full_month == 1 && t.month == 12) t.year = year - 1;
+    }
+    return civil_to_us(t);
+  };
+  for (auto& e : result.events) {
+    if (e.civil) {
+      auto us = resolve(*e.civil);
+      if (us) {
+        e.time.us = *us;
+        e.time.year_inferred = e.civil->year == 0;
+      } else {
+        e.time.source = TimeSource::None;
+      }
+    }
+    if (e.before_civil) e.before_us = resolve(*e.before_civil);
+  }
+}
+
+}  // namespace megatriage

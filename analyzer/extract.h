@@ -1,0 +1,83 @@
+// Extract stage: "analyze one file" — the pure per-file function that runs split, attribute and
+// extract over one source and yields its events. The unit of parallelism, testing and fuzzing;
+// later stages see only FileResults.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+#include "discover.h"
+#include "line_splitter.h"
+#include "reader.h"
+#include "rule_matcher.h"
+#include "traceback.h"
+#include "types.h"
+
+namespace megatriage {
+
+enum class EventKind : std::uint8_t {
+  Traceback,     // a Python traceback (possibly chained)
+  RuleLine,      // a single line matched by line rules
+  ChildFailure,  // one entry of torchelastic's ChildFailedError table
+};
+
+/// One entry of a ChildFailedError table (`rank : 3 (local_rank: 1)`, `exitcode : -9 (pid: N)`).
+struct ChildFailure {
+  int rank = -1, local_rank = -1, exitcode = 0, pid = -1;
+  std::string host;      // as printed (often a FQDN or `localhost`)
+  bool root_cause_section = false;  // listed under "Root Cause (first observed failure)"
+  int table_index = 0;   // which table in the file (0-based)
+};
+
+/// Something worth knowing that happened at one place. Owns its strings (events are rare).
+struct Event {
+  EventKind kind = EventKind::RuleLine;
+  Origin origin;                 // first line (the `Traceback` header for tracebacks)
+  std::uint64_t last_line = 0;
+  Timestamp time;                // explicit on the line, or inherited (a lower bound)
+  std::optional<std::int64_t> before_us;  // first stamped line after it in its stream (upper bound)
+  // The stamps as printed; apply_year() turns them into `time` / `before_us`.
+  std::optional<CivilTime> civil, before_civil;
+  Attribution who;
+  std::string text;              // exception line / matched line body (capped)
+  Traceback traceback;           // kind == Traceback
+  ChildFailure child;            // kind == ChildFailure
+  std::vector<RuleMatch> matches;  // best first; for tracebacks, those of the decisive block
+  int decisive_block = -1;         // tracebacks: the block whose exception decides (see choose_matches)
+};
+
+struct AnalyzeOptions {
+  ReadLimits read;
+  SplitOptions split;
+  TracebackLimits traceback;
+};
+
+/// Per-file outcome. `events` are in line order.
+struct FileResult {
+  SourceFile file;
+  std::vector<Event> events;
+  std::vector<Diagnostic> diagnostics;
+  std::uint64_t bytes = 0, lines = 0, stamped_lines = 0;
+  int first_full_year = 0;       // year of the first stamp that printed one; 0 none
+  int first_full_month = 0;
+  bool binary = false;
+};
+
+/// Analyzes one file from an already-open source. Never throws; problems become diagnostics.
+/// Year-less stamps are resolved with `fallback_year` when the file itself prints no year.
+FileResult analyze_source(const SourceFile& file, ByteSource& source, const RuleMatcher& matcher,
+                          const AnalyzeOptions& options, DiagnosticSink& diags);
+
+/// Opens and analyzes one file (the per-file worker entry point).
+FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,
+                        const AnalyzeOptions& options);
+
+/// Re-resolves year-less stamps of `result` against `year` (used when the file printed no
+/// year and the job-wide year is known only after every file is read).
+void apply_year(FileResult& result, int year);
+
+}  // namespace megatriage

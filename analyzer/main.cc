@@ -1,0 +1,121 @@
+// megatriage command line: flags, exit codes, output. Everything else lives in the stages.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "render.h"
+#include "rules.h"
+#include "triage.h"
+
+namespace {
+
+// Exit codes (README.md "Exit codes").
+constexpr int kExitNoFailure = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+const char* kExamples = R"(
+Examples:
+  megatriage logs/                      triage every file under logs/ (text report)
+  megatriage --format json -o r.json logs/   JSON report for CI
+  megatriage logs/job-123.err logs/job-123.out
+  megatriage --rules ./site-rules logs/ add or override rules
+  megatriage rules check [--rules DIR]  validate rule files and their samples
+
+Exit codes: 0 no failure found, 1 failure found and reported, 2 usage error or nothing readable.
+)";
+
+int rules_check(int argc, char** argv) {
+  CLI::App app{"Validate rule files and run every rule's samples", "megatriage rules check"};
+  std::vector<std::string> dirs;
+  app.add_option("--rules", dirs, "Extra rules directory (repeatable)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  std::vector<std::string> all{megatriage::default_rules_dir()};
+  all.insert(all.end(), dirs.begin(), dirs.end());
+  megatriage::DiagnosticSink diags;
+  auto rules = megatriage::load_rules(all, diags);
+  int problems = 0;
+  for (const auto& d : diags.items()) {
+    if (d.severity == megatriage::Severity::Info) continue;
+    ++problems;
+    std::cerr << (d.path.empty() ? "" : d.path + ": ") << d.code << ": " << d.message << "\n";
+  }
+  std::cout << rules.size() << " rules loaded from " << all.size() << " director"
+            << (all.size() == 1 ? "y" : "ies") << ", " << problems << " problem(s)\n";
+  return problems == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]) == "rules" && std::string(argv[2]) == "check")
+    return rules_check(argc - 2, argv + 2);
+
+  CLI::App app{"megatriage: why did this Megatron-LM / SLURM job die? Reads every rank's logs and "
+               "reports the root cause, the symptoms it explains and what to check.",
+               "megatriage"};
+  app.footer(kExamples);
+  megatriage::TriageOptions options;
+  options.paths.clear();
+  std::string format = "text", output, color = "auto";
+  bool no_prefilter = false;
+  app.add_option("paths", options.paths, "Log files or directories (default: logs)");
+  app.add_option("--format", format, "Report format")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("-o,--output", output, "Write the report to FILE instead of stdout");
+  app.add_option("-j,--jobs", options.jobs, "Files analysed in parallel (default: all cores)")
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--rules", options.rules_dirs,
+                 "Extra rules directory; later ones override rules with the same id (repeatable)");
+  app.add_option("--color", color, "Colour in the text report")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag("--follow-symlinks", options.follow_symlinks_outside,
+               "Follow symlinks that point outside the given directories");
+  app.add_flag("--no-prefilter", no_prefilter, "Debug: match every line with the full rule set")
+      ->group("");
+  app.set_version_flag("--version", std::string("megatriage ") + MEGATRIAGE_VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  }
+  if (options.paths.empty()) options.paths.push_back("logs");
+  options.prefilter = !no_prefilter;
+
+  megatriage::TriageOutcome outcome = megatriage::run_triage(options);
+  if (outcome.usage_error) {
+    std::cerr << "megatriage: " << outcome.usage_message << "\n";
+    return kExitUsage;
+  }
+
+  std::string rendered;
+  if (format == "json") {
+    rendered = megatriage::render_json(outcome.report);
+  } else {
+    megatriage::TextStyle style;
+    bool to_terminal = output.empty() && isatty(STDOUT_FILENO);
+    const char* no_color = std::getenv("NO_COLOR");
+    style.color = color == "always" ||
+                  (color == "auto" && to_terminal && (no_color == nullptr || *no_color == '\0'));
+    rendered = megatriage::render_text(outcome.report, style);
+  }
+  if (output.empty()) {
+    std::fwrite(rendered.data(), 1, rendered.size(), stdout);
+  } else {
+    std::ofstream file(output, std::ios::binary | std::ios::trunc);
+    file << rendered;
+    if (!file) {
+      std::cerr << "megatriage: cannot write " << output << "\n";
+      return kExitUsage;
+    }
+  }
+  return outcome.report.root_cause ? kExitFailure : kExitNoFailure;
+}

@@ -1,0 +1,119 @@
+#include <nlohmann/json.hpp>
+
+#include "render.h"
+#include "text_util.h"
+#include "timestamp.h"
+
+namespace megatriage {
+namespace {
+
+using nlohmann::json;
+
+json nullable_int(int v) { return v >= 0 ? json(v) : json(nullptr); }
+json nullable_str(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+json nullable_time(const std::optional<std::int64_t>& us) {
+  return us ? json(format_iso(*us)) : json(nullptr);
+}
+// Log text may hold invalid UTF-8 or escapes: repair before it enters the document.
+std::string clean(const std::string& s) { return repair_utf8(s); }
+
+json frames_json(const std::vector<Frame>& frames) {
+  json out = json::array();
+  for (const auto& f : frames)
+    out.push_back({{"path", clean(f.path)}, {"line", f.line}, {"function", clean(f.function)},
+                   {"source", clean(f.source)}});
+  return out;
+}
+
+}  // namespace
+
+std::string render_json(const Report& report) {
+  json doc;
+  doc["schema_version"] = kSchemaVersion;
+  doc["verdict"] = report.verdict;
+  if (report.root_cause) {
+    const auto& r = *report.root_cause;
+    json checks = json::array();
+    for (const auto& c : r.checks) checks.push_back(clean(c));
+    json fields = json::object();
+    for (const auto& [k, v] : r.fields) fields[k] = clean(v);
+    json chain = json::array();
+    for (const auto& c : r.chain) chain.push_back(clean(c));
+    doc["root_cause"] = {
+        {"category", r.category},
+        {"rule", r.rule},
+        {"title", r.title},
+        {"explain", clean(r.explain)},
+        {"evidence", r.evidence},
+        {"rank", nullable_int(r.rank)},
+        {"local_rank", nullable_int(r.local_rank)},
+        {"host", nullable_str(clean(r.host))},
+        {"file", clean(r.file)},
+        {"line", r.line},
+        {"time", nullable_time(r.time_us)},
+        {"time_basis", r.time_basis},
+        {"time_after", nullable_time(r.after_us)},
+        {"time_before", nullable_time(r.before_us)},
+        {"year_inferred", r.year_inferred},
+        {"exception", clean(r.exception)},
+        {"chain", chain},
+        {"frames", frames_json(r.frames)},
+        {"checks", checks},
+        {"fields", fields},
+        {"confidence", r.confidence},
+        {"reasons", r.reasons},
+    };
+  } else {
+    doc["root_cause"] = nullptr;
+  }
+  json symptoms = json::array();
+  for (const auto& g : report.symptoms) {
+    symptoms.push_back({
+        {"rule", g.rule},
+        {"title", g.title},
+        {"category", g.category},
+        {"role", g.role},
+        {"count", g.count},
+        {"ranks", g.ranks},
+        {"hosts", g.hosts},
+        {"first_time", nullable_time(g.first_us)},
+        {"last_time", nullable_time(g.last_us)},
+        {"delay_seconds", g.delay_us ? json(static_cast<double>(*g.delay_us) / 1e6) : json(nullptr)},
+        {"example", clean(g.example)},
+        {"first_file", clean(g.first_file)},
+        {"first_line", g.first_line},
+    });
+  }
+  doc["symptoms"] = symptoms;
+  json files = json::array();
+  for (const auto& f : report.files) {
+    files.push_back({{"path", clean(f.path)},
+                     {"compression", f.compression},
+                     {"size_bytes", f.size_bytes},
+                     {"bytes", f.bytes},
+                     {"lines", f.lines},
+                     {"events", f.events},
+                     {"rank", nullable_int(f.rank)},
+                     {"local_rank", nullable_int(f.local_rank)},
+                     {"task", nullable_int(f.task)},
+                     {"skipped", f.skipped}});
+  }
+  doc["files"] = files;
+  json diags = json::array();
+  for (const auto& d : report.diagnostics) {
+    diags.push_back({{"severity", severity_name(d.severity)},
+                     {"code", d.code},
+                     {"message", clean(d.message)},
+                     {"path", nullable_str(clean(d.path))},
+                     {"line", d.line ? json(d.line) : json(nullptr)},
+                     {"hint", nullable_str(clean(d.hint))},
+                     {"count", d.count}});
+  }
+  doc["diagnostics"] = diags;
+  doc["ordering"] = report.ordering;
+  doc["rules"] = {{"count", report.rule_count}};
+  // Replace, never throw, on anything that slipped through unrepaired.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace megatriage

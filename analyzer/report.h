@@ -1,0 +1,75 @@
+// The report model: everything a renderer needs, decided already. Renderers format only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+#include "traceback.h"
+
+namespace megatriage {
+
+constexpr int kSchemaVersion = 1;
+
+struct RootCauseReport {
+  std::string category;        // oom|shape|import|nccl|unknown
+  std::string rule;            // rule id
+  std::string title;
+  std::string explain;         // placeholders filled
+  std::string evidence;        // "traceback" | "line"
+  int rank = -1, local_rank = -1;
+  std::string host;
+  std::string file;            // display path
+  std::uint64_t line = 0;
+  std::optional<std::int64_t> time_us;    // best estimate (see time_basis)
+  std::optional<std::int64_t> after_us;   // lower bound (last stamp before, same stream)
+  std::optional<std::int64_t> before_us;  // upper bound (first stamp after, same stream)
+  std::string time_basis;      // explicit | bounded | inherited | none
+  bool year_inferred = false;
+  std::string exception;       // the decisive exception line
+  std::vector<std::string> chain;  // every exception line of the chain, oldest first
+  std::vector<Frame> frames;   // innermost frames, outermost of them first
+  std::vector<std::string> checks;
+  std::map<std::string, std::string> fields;  // named groups of the rule
+  std::string confidence;      // high | medium | low
+  std::vector<std::string> reasons;  // why this and not something else
+};
+
+struct SymptomGroup {
+  std::string rule;            // rule id, or python.unclassified-exception
+  std::string title;
+  std::string category;
+  std::string role;            // symptom | teardown | cause (same or other causes, later)
+  std::uint64_t count = 0;
+  std::vector<int> ranks;      // sorted, unique
+  std::vector<std::string> hosts;  // sorted, unique
+  std::optional<std::int64_t> first_us, last_us;
+  std::optional<std::int64_t> delay_us;  // first_us - root time
+  std::string example;         // one example text (first in time)
+  std::string first_file;
+  std::uint64_t first_line = 0;
+};
+
+struct FileSummary {
+  std::string path;
+  std::string compression;
+  std::uint64_t size_bytes = 0, bytes = 0, lines = 0, events = 0;
+  int rank = -1, local_rank = -1, task = -1;
+  bool skipped = false;
+};
+
+struct Report {
+  std::string verdict;         // failure | no_failure
+  std::optional<RootCauseReport> root_cause;
+  std::vector<SymptomGroup> symptoms;
+  std::vector<FileSummary> files;
+  std::vector<Diagnostic> diagnostics;
+  std::vector<std::string> rules_dirs;
+  std::size_t rule_count = 0;
+  std::string ordering;        // how sure the ordering is, in words
+};
+
+}  // namespace megatriage

@@ -1,0 +1,34 @@
+// Root-cause stage: pick the earliest *cause* on the merged timeline, demote symptoms
+// (watchdog timeouts, communicator aborts, peer resets, SIGTERM teardown), and fill in the rank
+// and host the root's own lines do not carry, from the launcher's evidence.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rule_matcher.h"
+#include "timeline.h"
+
+namespace megatriage {
+
+/// The role an event plays, from its best rule (unmatched tracebacks are causes).
+RuleRole event_role(const Event& e, const RuleMatcher& matcher);
+/// The category of an event, from its best rule (unmatched: unknown).
+Category event_category(const Event& e, const RuleMatcher& matcher);
+
+struct Finding {
+  std::size_t index = 0;             // into the timeline
+  Attribution who;                   // enriched attribution
+  std::vector<std::string> reasons;  // why this event was chosen
+  std::string confidence;            // high | medium | low
+};
+
+/// Chooses the root cause, or nullopt when nothing failed. Policy: the earliest cause
+/// (traceback not matched by a symptom/teardown rule, or a cause line such as a cgroup OOM
+/// kill or a time-limit cancel); else the earliest nccl-category symptom (a hang or a
+/// connectivity failure); else the earliest teardown traceback.
+std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timeline,
+                                         const RuleMatcher& matcher);
+
+}  // namespace megatriage

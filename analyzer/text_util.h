@@ -1,0 +1,29 @@
+// Small text helpers shared by stages: terminal-escape removal, UTF-8 repair, trimming.
+// Pure functions; allocate only when the input needs changing.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace megatriage {
+
+/// Removes ANSI/VT escape sequences (CSI `ESC [ ... final`, OSC `ESC ] ... BEL|ESC \`, two-byte
+/// `ESC x`) and returns the rest. Requires: nothing; returns `s` unchanged when it has no ESC.
+std::string strip_terminal_escapes(std::string_view s);
+
+/// True when `s` is valid UTF-8.
+bool is_valid_utf8(std::string_view s);
+
+/// Replaces each invalid UTF-8 sequence by U+FFFD.
+std::string repair_utf8(std::string_view s);
+
+/// Makes `s` safe to print on a terminal: valid UTF-8, escapes removed, other C0/C1 controls
+/// (except tab) shown as `\xNN`.
+std::string printable(std::string_view s);
+
+std::string_view trim_spaces(std::string_view s);
+
+/// Short host name: cut at the first '.', as NCCL prints it. IPs are kept whole.
+std::string short_host(std::string_view host);
+
+}  // namespace megatriage

@@ -1,0 +1,158 @@
+#include "triage.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <map>
+#include <thread>
+
+#include "classify.h"
+#include "discover.h"
+#include "root_cause.h"
+#include "rule_matcher.h"
+#include "rules.h"
+#include "timeline.h"
+
+namespace megatriage {
+namespace {
+
+// Per-file boundary: whatever escapes a stage becomes an internal diagnostic for that file only.
+FileResult analyze_guarded(const SourceFile& file, const RuleMatcher& matcher,
+                           const AnalyzeOptions& options) {
+  try {
+    return analyze_file(file, matcher, options);
+  } catch (const std::exception& ex) {
+    FileResult r;
+    r.file = file;
+    r.diagnostics.push_back({Severity::Error, "internal.exception",
+                             std::string("analysis of this file stopped: ") + ex.what(),
+                             file.display_path, 0, "please report this with the file", 1});
+    return r;
+  }
+}
+
+std::vector<FileResult> analyze_all(const std::vector<SourceFile>& files, const RuleMatcher& matcher,
+                                    const AnalyzeOptions& options, unsigned jobs) {
+  std::vector<FileResult> results(files.size());
+  // Largest first so one big file does not start last and hold up the run.
+  std::vector<std::size_t> order(files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return files[a].size_bytes > files[b].size_bytes;
+  });
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t k = next++; k < order.size(); k = next++)
+      results[order[k]] = analyze_guarded(files[order[k]], matcher, options);
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(files.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+// Year-less stamps (c10, glog) take the year printed elsewhere in the same file, else the most
+// common year printed in the job, else the file's modification time.
+void resolve_years(std::vector<FileResult>& results) {
+  std::map<int, int> votes;
+  for (const auto& r : results)
+    if (r.first_full_year != 0) ++votes[r.first_full_year];
+  int job_year = 0, best = 0;
+  for (auto [year, count] : votes)
+    if (count > best) { best = count; job_year = year; }
+  for (auto& r : results) {
+    if (r.first_full_year != 0) continue;  // resolved in the file itself
+    int year = job_year;
+    if (year == 0) {
+      std::int64_t days = r.file.mtime_us / 86400000000LL;
+      // Civil year from days since the epoch (Howard Hinnant's algorithm, year part only).
+      std::int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+      std::int64_t doe = z - era * 146097;
+      std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+      std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+      std::int64_t mp = (5 * doy + 2) / 153;
+      year = static_cast<int>(yoe + era * 400 + (mp >= 10 ? 1 : 0));
+      r.diagnostics.push_back({Severity::Info, "timeline.year-from-mtime",
+                               "no log line printed a year; took " + std::to_string(year) +
+                                   " from the file's modification time",
+                               r.file.display_path, 0, "", 1});
+    }
+    apply_year(r, year);
+  }
+}
+
+std::string ordering_summary(const std::vector<FileResult>& results) {
+  std::uint64_t stamped = 0, lines = 0;
+  for (const auto& r : results) { stamped += r.stamped_lines; lines += r.lines; }
+  if (lines == 0) return "no lines";
+  if (stamped == 0) return "no timestamps in any file: ordered by file and line";
+  return std::to_string(stamped) + " of " + std::to_string(lines) +
+         " lines carry a timestamp; unstamped events are placed between their stream's stamps";
+}
+
+}  // namespace
+
+TriageOutcome run_triage(const TriageOptions& options) {
+  TriageOutcome out;
+  Report& report = out.report;
+  DiagnosticSink run_diags;
+
+  std::vector<std::string> dirs{default_rules_dir()};
+  dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
+  std::vector<Rule> rules = load_rules(dirs, run_diags);
+  report.rules_dirs = dirs;
+  RuleMatcher matcher(std::move(rules), run_diags);
+  matcher.set_prefilter_enabled(options.prefilter);
+  report.rule_count = matcher.rules().size();
+
+  DiscoverOptions dopts;
+  dopts.follow_symlinks_outside = options.follow_symlinks_outside;
+  std::vector<SourceFile> files = discover_sources(options.paths, dopts, run_diags);
+  for (const auto& d : run_diags.items()) {
+    if (d.code == "discover.not-found") {
+      out.usage_error = true;
+      out.usage_message = d.message;
+    }
+  }
+  if (files.empty() && !out.usage_error) {
+    out.usage_error = true;
+    out.usage_message = "no readable log files under the given path(s)";
+  }
+
+  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<FileResult> results = analyze_all(files, matcher, options.analyze, jobs);
+  resolve_years(results);
+
+  std::vector<TimelineEntry> timeline = merge_timeline(results);
+  std::optional<Finding> finding = select_root_cause(timeline, matcher);
+  if (finding) {
+    report.verdict = "failure";
+    report.root_cause = classify_root(*finding, timeline, matcher);
+  } else {
+    report.verdict = "no_failure";
+  }
+  report.symptoms = group_symptoms(timeline, finding, matcher);
+  report.ordering = ordering_summary(results);
+
+  report.diagnostics = run_diags.take();
+  for (auto& r : results) {
+    FileSummary s;
+    s.path = r.file.display_path;
+    s.compression = compression_name(r.file.compression);
+    s.size_bytes = r.file.size_bytes;
+    s.bytes = r.bytes;
+    s.lines = r.lines;
+    s.events = r.events.size();
+    s.rank = r.file.hint.rank;
+    s.local_rank = r.file.hint.local_rank;
+    s.task = r.file.hint.task;
+    s.skipped = r.binary;
+    report.files.push_back(std::move(s));
+    for (auto& d : r.diagnostics) report.diagnostics.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace megatriage

@@ -1,0 +1,30 @@
+// The driver: wires the stages, owns the worker pool, builds the Report. The only place (with
+// main.cc) allowed to stop a run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "extract.h"
+#include "report.h"
+
+namespace megatriage {
+
+struct TriageOptions {
+  std::vector<std::string> paths{"logs"};
+  std::vector<std::string> rules_dirs;   // extra --rules directories, applied after the default
+  unsigned jobs = 0;                     // 0: hardware threads
+  bool prefilter = true;                 // hidden debug switch for invariance tests
+  bool follow_symlinks_outside = false;
+  AnalyzeOptions analyze;
+};
+
+struct TriageOutcome {
+  Report report;
+  bool usage_error = false;   // nothing readable / a named path missing
+  std::string usage_message;
+};
+
+TriageOutcome run_triage(const TriageOptions& options);
+
+}  // namespace megatriage

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One end-to-end check of one fixture. Usage: check_case.sh CHECK MEGATRIAGE CASE_DIR EXPECTED_DIR LABEL_CHECK
+#   golden      JSON and text reports equal tests/e2e/expected/<case>.{json,txt}
+#   invariance  --jobs 1, --jobs 3, --no-prefilter and compressed copies give identical JSON
+#   label       the report agrees with the case's label.json (real captures)
+set -euo pipefail
+check=$1 megatriage=$2 case_dir=$3 expected=$4 label_check=$5
+case=$(basename "$case_dir")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() {  # run megatriage inside a copy/dir so paths in the report are logs/...; exit 0/1 are fine
+  local dir=$1; shift
+  local rc=0
+  (cd "$dir" && "$megatriage" "$@" logs) >"$tmp/out" 2>"$tmp/err" || rc=$?
+  if [[ $rc -gt 1 ]]; then echo "megatriage exited $rc"; cat "$tmp/err"; exit 1; fi
+  cat "$tmp/out"
+}
+
+case $check in
+golden)
+  run "$case_dir" --format json --jobs 2 >"$tmp/got.json"
+  run "$case_dir" --color never --jobs 2 >"$tmp/got.txt"
+  diff -u "$expected/$case.json" "$tmp/got.json"
+  diff -u "$expected/$case.txt" "$tmp/got.txt"
+  ;;
+invariance)
+  run "$case_dir" --format json --jobs 1 >"$tmp/j1.json"
+  run "$case_dir" --format json --jobs 3 >"$tmp/j3.json"
+  diff -u "$tmp/j1.json" "$tmp/j3.json"
+  run "$case_dir" --format json --jobs 1 --no-prefilter >"$tmp/nopre.json"
+  diff -u "$tmp/j1.json" "$tmp/nopre.json"
+  # Compressed copies under the SAME names (compression is detected from magic bytes), one
+  # format per file in rotation; only the per-file compression and on-disk size may differ.
+  mkdir "$tmp/copy"
+  cp -a "$case_dir/logs" "$tmp/copy/logs"
+  tools=(gzip bzip2 xz zstd)
+  i=0
+  while IFS= read -r -d '' f; do
+    tool=${tools[$((i % 4))]}
+    i=$((i + 1))
+    if [[ $tool == zstd ]]; then zstd -q -c "$f" >"$f.tmp"; else $tool -c "$f" >"$f.tmp"; fi
+    touch -r "$f" "$f.tmp"
+    mv "$f.tmp" "$f"
+  done < <(find "$tmp/copy/logs" -type f -print0 | sort -z)
+  run "$tmp/copy" --format json --jobs 2 >"$tmp/z.json"
+  strip() { grep -v -E '"(compression|size_bytes)":' "$1"; }
+  diff -u <(strip "$tmp/j1.json") <(strip "$tmp/z.json")
+  ;;
+label)
+  run "$case_dir" --format json >"$tmp/got.json"
+  "$label_check" "$tmp/got.json" "$case_dir/label.json"
+  ;;
+*)
+  echo "unknown check $check"; exit 2 ;;
+esac

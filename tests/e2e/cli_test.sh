@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Command-line contract: exit codes, usage errors, --version/--help, --output, colour rules.
+set -uo pipefail
+megatriage=$1 fixtures=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect_rc() {  # expect_rc WANT DESCRIPTION CMD...
+  local want=$1 what=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [[ $rc -ne $want ]]; then echo "FAIL $what: exit $rc, want $want"; cat "$tmp/err"; fail=1; fi
+}
+
+expect_rc 2 "nonexistent path" "$megatriage" "$tmp/nope"
+[[ $(wc -l <"$tmp/err") -eq 1 ]] && grep -q "nope" "$tmp/err" || { echo "FAIL usage error is not one line naming the path"; cat "$tmp/err"; fail=1; }
+mkdir "$tmp/empty"
+expect_rc 2 "empty directory" "$megatriage" "$tmp/empty"
+expect_rc 2 "bad flag" "$megatriage" --format yaml "$fixtures/slurm-g-success/logs"
+expect_rc 0 "--version" "$megatriage" --version
+grep -q "^megatriage [0-9]" "$tmp/out" || { echo "FAIL --version output"; fail=1; }
+expect_rc 0 "--help" "$megatriage" --help
+grep -q "Exit codes" "$tmp/out" || { echo "FAIL --help lacks exit codes"; fail=1; }
+expect_rc 0 "no failure" "$megatriage" "$fixtures/slurm-g-success/logs"
+expect_rc 1 "failure found" "$megatriage" "$fixtures/slurm-a1-exception-peer-reset/logs"
+expect_rc 1 "--output" "$megatriage" --format json -o "$tmp/r.json" "$fixtures/slurm-a1-exception-peer-reset/logs"
+grep -q '"schema_version": 1' "$tmp/r.json" || { echo "FAIL --output did not write the JSON"; fail=1; }
+[[ -s "$tmp/out" ]] && { echo "FAIL --output also wrote to stdout"; fail=1; }
+# Never colour a pipe unless asked; honour --color always.
+expect_rc 1 "colour to pipe" "$megatriage" "$fixtures/slurm-a1-exception-peer-reset/logs"
+grep -q $'\x1b' "$tmp/out" && { echo "FAIL escape codes written to a pipe"; fail=1; }
+expect_rc 1 "--color always" "$megatriage" --color always "$fixtures/slurm-a1-exception-peer-reset/logs"
+grep -q $'\x1b\[' "$tmp/out" || { echo "FAIL --color always did not colour"; fail=1; }
+expect_rc 0 "rules check" "$megatriage" rules check
+exit $fail

@@ -1,0 +1,23 @@
+# End-to-end tests: one CTest entry per fixture and check (golden, invariance, label).
+add_executable(megatriage_label_check ${CMAKE_SOURCE_DIR}/tests/e2e/label_check.cc)
+target_link_libraries(megatriage_label_check PRIVATE nlohmann_json::nlohmann_json)
+
+file(GLOB E2E_CASES LIST_DIRECTORIES true ${CMAKE_SOURCE_DIR}/fixtures/*)
+foreach(case_dir ${E2E_CASES})
+  if(NOT IS_DIRECTORY ${case_dir}/logs)
+    continue()
+  endif()
+  get_filename_component(case ${case_dir} NAME)
+  foreach(check golden invariance label)
+    if(check STREQUAL "label" AND NOT EXISTS ${case_dir}/label.json)
+      continue()
+    endif()
+    add_test(NAME e2e.${check}.${case}
+             COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/check_case.sh ${check}
+                     $<TARGET_FILE:megatriage> ${case_dir}
+                     ${CMAKE_SOURCE_DIR}/tests/e2e/expected $<TARGET_FILE:megatriage_label_check>)
+  endforeach()
+endforeach()
+
+add_test(NAME e2e.cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/cli_test.sh $<TARGET_FILE:megatriage>
+                              ${CMAKE_SOURCE_DIR}/fixtures)

@@ -1,0 +1,46 @@
+// Compares a megatriage JSON report with a fixture's label.json (the corpus format): category,
+// root file, root line and root rank. A null in the label means "the logs cannot tell" and is
+// not checked, except category "none", which requires verdict no_failure.
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: megatriage_label_check REPORT.json LABEL.json\n";
+    return 2;
+  }
+  nlohmann::json report, label;
+  try {
+    std::ifstream(argv[1]) >> report;
+    std::ifstream(argv[2]) >> label;
+  } catch (const std::exception& e) {
+    std::cerr << "cannot parse: " << e.what() << "\n";
+    return 2;
+  }
+  int failures = 0;
+  auto expect = [&](const std::string& what, const nlohmann::json& got, const nlohmann::json& want) {
+    if (got != want) {
+      std::cerr << what << ": report says " << got.dump() << ", label says " << want.dump() << "\n";
+      ++failures;
+    }
+  };
+  if (label["category"] == "none") {
+    expect("verdict", report["verdict"], "no_failure");
+  } else {
+    expect("verdict", report["verdict"], "failure");
+    const auto& root = report["root_cause"];
+    if (root.is_null()) {
+      std::cerr << "report has no root cause\n";
+      return 1;
+    }
+    expect("category", root["category"], label["category"]);
+    if (!label["root_file"].is_null()) expect("file", root["file"], label["root_file"]);
+    if (!label["root_line"].is_null()) expect("line", root["line"], label["root_line"]);
+    if (!label["root_rank"].is_null()) expect("rank", root["rank"], label["root_rank"]);
+    if (label.contains("root_host") && !label["root_host"].is_null())
+      expect("host", root["host"], label["root_host"]);
+  }
+  if (failures == 0) std::cout << "label agrees\n";
+  return failures == 0 ? 0 : 1;
+}
