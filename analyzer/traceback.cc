@@ -90,7 +90,7 @@ bool TracebackBuilder::is_header(std::string_view body) {
   std::string_view t = trim(body);
   if (t == kHeader) return true;
   if (!t.empty() && (t.front() == '+' || t.front() == '|')) t = trim(t.substr(1));
-  return t == kGroupHeader;
+  return t == kGroupHeader || t == kHeader;
 }
 
 bool TracebackBuilder::looks_like_log_line(std::string_view body) const {
@@ -146,6 +146,19 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
   }
   if (state_ == State::Idle) return false;
 
+  if (current_.exception_group) {
+    std::string_view t = trim(raw_body);
+    if (body.size() == raw_body.size() && !t.empty()) {
+      complete();  // the first line without a margin ends the group
+      return ready_.size() > ready_before;
+    }
+    if (t.substr(0, 2) == "+-") {  // member separator `+-+---- 1 ----` / `+---- 2 ----`
+      state_ = State::Frames;
+      current_.last_line = line_number;
+      return false;
+    }
+  }
+
   ExceptionBlock& block = current_.blocks.back();
   switch (state_) {
     case State::Frames: {
@@ -160,12 +173,17 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       } else if (starts_with(body, "    ")) {
         if (!block.frames.empty() && block.frames.back().source.empty() && !is_caret_line(body))
           block.frames.back().source = capped(trim(body), limits_.max_text_bytes);
-      } else if (starts_with(body, "  [Previous line repeated") || trim(body).empty() ||
-                 (current_.exception_group && trim(body).substr(0, 3) == "+--")) {
-        // recursion marker, blank, or a group separator: nothing to keep
+      } else if (starts_with(body, "  [Previous line repeated") || trim(body).empty()) {
+        // recursion marker or blank: nothing to keep
       } else {
-        block.exception = capped(trim(body), limits_.max_text_bytes);
-        block.exception_line = line_number;
+        ExceptionBlock* target = &block;
+        if (!block.exception.empty()) {
+          // A group member printed without its own traceback header (no frames).
+          start_block(line_number);
+          target = &current_.blocks.back();
+        }
+        target->exception = capped(trim(body), limits_.max_text_bytes);
+        target->exception_line = line_number;
         state_ = State::Message;
       }
       break;
@@ -174,11 +192,8 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       if (trim(body).empty()) {
         state_ = State::AfterBlank;
       } else if (current_.exception_group) {
-        // Group members: `+---- 2 ----` separators, then a member's own exception line.
         std::string_view t = trim(body);
-        if (t.substr(0, 3) == "+--" || t.substr(0, 1) == "+") {
-          state_ = State::Frames;
-        } else if (message_lines_ < limits_.max_message_lines) {
+        if (message_lines_ < limits_.max_message_lines) {
           ++message_lines_;
           if (!block.message_tail.empty()) block.message_tail += '\n';
           block.message_tail += capped(t, limits_.max_text_bytes);
