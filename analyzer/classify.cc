@@ -62,9 +62,12 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   r.evidence = e.kind == EventKind::Traceback ? "traceback" : "line";
   r.rank = finding.who.rank;
   r.local_rank = finding.who.local_rank;
+  r.task = finding.who.task;
   r.host = finding.who.host;
-  r.file = entry.file->file.display_path;
-  r.line = e.origin.line;
+  const TimelineEntry& shown = timeline[finding.location];
+  r.file = shown.file->file.display_path;
+  r.line = shown.event->origin.line;
+  if (r.local_rank < 0) r.local_rank = shown.event->who.local_rank;
   if (e.time.source == TimeSource::Explicit) {
     r.time_us = e.time.us;
     r.time_basis = "explicit";
@@ -100,7 +103,7 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
   std::optional<std::int64_t> root_us;
   if (finding) root_us = timeline[finding->index].key_us;
   for (std::size_t i = 0; i < timeline.size(); ++i) {
-    if (finding && i == finding->index) continue;
+    if (finding && (i == finding->index || i == finding->location)) continue;
     const Event& e = *timeline[i].event;
     if (e.kind == EventKind::ChildFailure) continue;
     if (e.kind == EventKind::Traceback && e.traceback.incomplete) continue;
@@ -136,6 +139,14 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
     if (root_us && g.first_us) g.delay_us = *g.first_us - *root_us;
     out.push_back(std::move(g));
   }
+  // What the reader needs first: other causes, then symptoms, then teardown noise; within a
+  // role, timeline order (stable).
+  auto rank_of = [](const SymptomGroup& g) {
+    return g.role == "cause" ? 0 : g.role == "symptom" ? 1 : 2;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const SymptomGroup& a, const SymptomGroup& b) {
+    return rank_of(a) < rank_of(b);
+  });
   return out;
 }
 

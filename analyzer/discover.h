@@ -1,6 +1,6 @@
 // Discover stage: turn CLI paths into a sorted list of SourceFiles. Walks directories,
-// detects compression by magic bytes, takes rank/host/task hints from file names.
-// Does not read past the first bytes of a file.
+// detects compression by magic bytes, takes rank/local-rank/task hints from file names.
+// Does not read past the first bytes of a file, and never opens FIFOs, sockets or devices.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +44,8 @@ std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
                                          const DiscoverOptions& options, DiagnosticSink& diags);
 
 /// Fills `hint` from a path: torchrun `attempt_N/<local_rank>/stderr.log`, sbatch `%x-%j-%t`,
-/// `rank<N>`/`node<N>` style names. Exposed for tests.
+/// `rank<N>` / `rank_<N>` / `rank-<N>` tokens. Compression suffixes are ignored; host names are
+/// never taken from file names. Exposed for tests.
 Attribution hint_from_path(const std::string& display_path);
 
 }  // namespace megatriage

@@ -22,7 +22,7 @@ struct LineView {
 };
 
 struct SplitOptions {
-  std::size_t buffer_bytes = 1 << 20;      // the fixed buffer
+  std::size_t buffer_bytes = 1 << 20;      // the fixed buffer (at least max_line_bytes + 2)
   std::size_t max_line_bytes = 64 << 10;   // longer lines are cut to this (rest skipped)
 };
 
@@ -42,17 +42,19 @@ class LineSplitter {
 
  private:
   bool refill();
+  std::string_view clean(char* text, std::size_t size);
   ByteSource& source_;
   DiagnosticSink& diags_;
   std::string display_path_;
   SplitOptions options_;
   std::vector<char> buffer_;
-  std::size_t begin_ = 0, end_ = 0;
+  std::size_t begin_ = 0, end_ = 0;     // unconsumed bytes are buffer_[begin_, end_)
   bool eof_ = false;
+  bool skipping_ = false;               // inside the unread rest of a cut line
   std::uint64_t line_number_ = 0;
-  std::uint64_t total_bytes_ = 0;       // bytes consumed up to buffer_[begin_]
-  std::uint64_t consumed_offset_ = 0;
-  bool reported_nul_ = false, reported_long_ = false, reported_binary_ = false;
+  std::uint64_t total_bytes_ = 0;       // bytes received from the source
+  std::uint64_t consumed_offset_ = 0;   // stream offset of buffer_[0]
+  bool reported_nul_ = false, reported_long_ = false;
 };
 
 /// True when `text` looks like binary data rather than a log (many control bytes / invalid

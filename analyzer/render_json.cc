@@ -47,6 +47,7 @@ std::string render_json(const Report& report) {
         {"evidence", r.evidence},
         {"rank", nullable_int(r.rank)},
         {"local_rank", nullable_int(r.local_rank)},
+        {"task", nullable_int(r.task)},
         {"host", nullable_str(clean(r.host))},
         {"file", clean(r.file)},
         {"line", r.line},

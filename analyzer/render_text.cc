@@ -51,15 +51,17 @@ class Writer {
 std::string seconds(std::int64_t us) {
   char buf[32];
   double s = static_cast<double>(us) / 1e6;
+  if (s > -0.5 && s < 0.5) return "within the same second as";
   if (s < 0) std::snprintf(buf, sizeof buf, "%.0f s before", -s);
   else std::snprintf(buf, sizeof buf, "%.0f s after", s);
   return buf;
 }
 
-std::string who(int rank, int local_rank, const std::string& host) {
+std::string who(int rank, int local_rank, int task, const std::string& host) {
   std::string s = rank >= 0 ? "rank " + std::to_string(rank) : "rank unknown";
-  if (local_rank >= 0) s += " (local " + std::to_string(local_rank) + ")";
-  if (!host.empty()) s += " on " + printable(host);
+  if (task >= 0) s += ", SLURM task " + std::to_string(task);
+  if (local_rank >= 0) s += ", local rank " + std::to_string(local_rank);
+  if (!host.empty()) s += ", host " + printable(host);
   return s;
 }
 
@@ -79,12 +81,12 @@ std::string render_text(const Report& report, const TextStyle& style) {
     const auto& r = *report.root_cause;
     std::string label = r.category == "nccl" ? "NCCL" : upper(r.category);
     w.out() += w.paint("megatriage: FAILURE — " + label, "1;31") + ": " + printable(r.title) +
-               " (" + who(r.rank, r.local_rank, r.host) + ")\n";
+               " (" + who(r.rank, r.local_rank, r.task, r.host) + ")\n";
 
     w.heading("Root cause  [" + r.category + " · " + r.rule + " · confidence " + r.confidence + "]");
     w.wrapped("  ", "    ", printable(r.exception));
     std::string where = "  at " + printable(r.file) + ":" + std::to_string(r.line) + "  " +
-                        who(r.rank, r.local_rank, r.host);
+                        who(r.rank, r.local_rank, r.task, r.host);
     w.out() += where + "\n";
     std::string when = "  time: ";
     if (r.time_basis == "explicit") {

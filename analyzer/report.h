@@ -21,6 +21,7 @@ struct RootCauseReport {
   std::string explain;         // placeholders filled
   std::string evidence;        // "traceback" | "line"
   int rank = -1, local_rank = -1;
+  int task = -1;               // SLURM task id (srun --label, %t in the file name)
   std::string host;
   std::string file;            // display path
   std::uint64_t line = 0;

@@ -166,6 +166,20 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
 
   const TimelineEntry& root = timeline[f.index];
   const Event& e = *root.event;
+  f.location = f.index;
+  if (e.kind == EventKind::Traceback && root.file->file.hint.local_rank < 0) {
+    for (std::size_t i = 0; i < timeline.size(); ++i) {
+      const Event& copy = *timeline[i].event;
+      if (copy.kind == EventKind::Traceback && copy.text == e.text && copy.who.rank == e.who.rank &&
+          timeline[i].file->file.hint.local_rank >= 0) {
+        f.location = i;
+        f.reasons.push_back("the worker's own log holds the original; the console copy at " +
+                            root.file->file.display_path + ":" + std::to_string(e.origin.line) +
+                            " gave its time");
+        break;
+      }
+    }
+  }
   f.who = e.who;
   if (f.who.rank < 0 && is_python_traceback(e))
     rank_from_launcher_table(timeline, e, matcher, f.who, f.reasons);

@@ -18,7 +18,8 @@ RuleRole event_role(const Event& e, const RuleMatcher& matcher);
 Category event_category(const Event& e, const RuleMatcher& matcher);
 
 struct Finding {
-  std::size_t index = 0;             // into the timeline
+  std::size_t index = 0;             // into the timeline: the event that decided (and its time)
+  std::size_t location = 0;          // the copy of it to point the user at (see select_root_cause)
   Attribution who;                   // enriched attribution
   std::vector<std::string> reasons;  // why this event was chosen
   std::string confidence;            // high | medium | low
@@ -27,7 +28,9 @@ struct Finding {
 /// Chooses the root cause, or nullopt when nothing failed. Policy: the earliest cause
 /// (traceback not matched by a symptom/teardown rule, or a cause line such as a cgroup OOM
 /// kill or a time-limit cancel); else the earliest nccl-category symptom (a hang or a
-/// connectivity failure); else the earliest teardown traceback.
+/// connectivity failure); else the earliest teardown traceback. When torchrun `--tee` echoed the
+/// root traceback to the console and the worker's own `attempt_N/<local_rank>/stderr.log` holds
+/// the original, `location` points at the original.
 std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timeline,
                                          const RuleMatcher& matcher);
 

@@ -18,7 +18,7 @@ namespace megatriage {
 /// One rule that matched a text, with its named groups.
 struct RuleMatch {
   int rule_index = -1;                       // index into RuleMatcher::rules()
-  std::map<std::string, std::string> fields;
+  std::map<std::string, std::string> fields;  // named groups that took part in the match
 };
 
 class RuleMatcher {
@@ -33,7 +33,9 @@ class RuleMatcher {
   const std::vector<Rule>& rules() const { return rules_; }
 
   /// Cheap literal test: could any Line rule match `text`? False positives allowed, false
-  /// negatives never. Allocation-free; this is the per-line hot path.
+  /// negatives never (given each rule's contract: every match contains one of its needles).
+  /// Case-sensitive, byte-wise scan of byte pairs against a 64 Ki-bit table of needle prefixes,
+  /// memcmp on a hit. Allocation-free; this is the per-line hot path.
   bool line_candidate(std::string_view text) const;
 
   /// All rules with `applies_to == kind` that match `text`, ordered by priority (highest first),

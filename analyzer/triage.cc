@@ -64,6 +64,9 @@ void resolve_years(std::vector<FileResult>& results) {
     if (count > best) { best = count; job_year = year; }
   for (auto& r : results) {
     if (r.first_full_year != 0) continue;  // resolved in the file itself
+    bool needs_year = false;
+    for (const auto& e : r.events) needs_year = needs_year || e.civil.has_value();
+    if (!needs_year) continue;
     int year = job_year;
     if (year == 0) {
       std::int64_t days = r.file.mtime_us / 86400000000LL;

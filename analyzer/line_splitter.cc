@@ -1,0 +1,187 @@
+#include "line_splitter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace megatriage {
+
+LineSplitter::LineSplitter(ByteSource& source, DiagnosticSink& diags, std::string display_path,
+                           SplitOptions options)
+    : source_(source), diags_(diags), display_path_(std::move(display_path)), options_(options) {
+  options_.max_line_bytes = std::max<std::size_t>(options_.max_line_bytes, 1);
+  // Room for a whole line of the maximum length plus "\r\n": a buffer full of one line then
+  // always means "too long", so a refill can never find the buffer full.
+  buffer_.resize(std::max(options_.buffer_bytes, options_.max_line_bytes + 2));
+}
+
+bool LineSplitter::refill() {
+  if (eof_) return false;
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    consumed_offset_ += begin_;
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  std::size_t n = source_.read(buffer_.data() + end_, buffer_.size() - end_);
+  if (n == 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ += n;
+  total_bytes_ += n;
+  return true;
+}
+
+std::string_view LineSplitter::clean(char* text, std::size_t size) {
+  if (char* nul = static_cast<char*>(std::memchr(text, '\0', size))) {
+    char* end = text + size;
+    for (; nul != nullptr; nul = static_cast<char*>(std::memchr(nul, '\0', end - nul))) *nul = ' ';
+    if (!reported_nul_) {
+      reported_nul_ = true;
+      diags_.add(Severity::Warning, "split.nul-bytes",
+                 "NUL bytes in the text (replaced by spaces); first seen on this line",
+                 display_path_, line_number_,
+                 "usually a file that was preallocated or cut by a crashed node; the count is "
+                 "the number of lines with NULs");
+    } else {
+      Diagnostic repeat;  // folded into the first one's count
+      repeat.code = "split.nul-bytes";
+      repeat.path = display_path_;
+      diags_.add(std::move(repeat));
+    }
+  }
+  // CRLF, and the blank redraws some progress bars end with.
+  while (size > 0 && text[size - 1] == '\r') --size;
+  std::string_view view(text, size);
+  // A progress bar redrawn with '\r': the terminal would show only the last frame.
+  std::size_t cr = view.rfind('\r');
+  if (cr != std::string_view::npos) view.remove_prefix(cr + 1);
+  return view;
+}
+
+bool LineSplitter::next(LineView& line) {
+  const std::size_t max_line = options_.max_line_bytes;
+  for (;;) {
+    if (skipping_) {
+      // The tail of a cut line: drop bytes up to its '\n' without keeping them.
+      void* nl = std::memchr(buffer_.data() + begin_, '\n', end_ - begin_);
+      if (nl == nullptr) {
+        begin_ = end_;
+        if (!refill()) return false;
+        continue;
+      }
+      begin_ = static_cast<std::size_t>(static_cast<char*>(nl) - buffer_.data()) + 1;
+      skipping_ = false;
+    }
+
+    char* start = buffer_.data() + begin_;
+    std::size_t pending = end_ - begin_;
+    char* nl = static_cast<char*>(std::memchr(start, '\n', pending));
+    std::size_t length = nl != nullptr ? static_cast<std::size_t>(nl - start) : pending;
+    // A '\r' right before the end may be half of a CRLF: it does not count towards the limit.
+    std::size_t content = length - (length > 0 && start[length - 1] == '\r' ? 1 : 0);
+
+    if (content > max_line) {
+      line.number = ++line_number_;
+      line.offset = consumed_offset_ + begin_;
+      line.cut = true;
+      line.text = clean(start, max_line);
+      if (!reported_long_) {
+        reported_long_ = true;
+        diags_.add(Severity::Warning, "split.line-too-long",
+                   "line longer than " + std::to_string(max_line) + " bytes; only its first " +
+                       std::to_string(max_line) + " bytes were kept",
+                   display_path_, line_number_,
+                   "often a dumped tensor or a progress bar without newlines; the count is the "
+                   "number of cut lines");
+      } else {
+        Diagnostic repeat;  // folded into the first one's count
+        repeat.code = "split.line-too-long";
+        repeat.path = display_path_;
+        diags_.add(std::move(repeat));
+      }
+      if (nl != nullptr) {
+        begin_ += length + 1;
+      } else {
+        begin_ = end_;
+        skipping_ = true;
+      }
+      return true;
+    }
+
+    if (nl != nullptr || (eof_ && pending > 0)) {
+      line.number = ++line_number_;
+      line.offset = consumed_offset_ + begin_;
+      line.cut = false;
+      line.text = clean(start, length);
+      begin_ += nl != nullptr ? length + 1 : length;
+      return true;
+    }
+    if (eof_) return false;
+    refill();
+  }
+}
+
+namespace {
+
+// Length of the UTF-8 sequence at `p` (RFC 3629: no overlongs, surrogates or > U+10FFFF), 0 if
+// invalid, or -1 if it is valid so far but runs past `end` (a block cut mid-character).
+int utf8_sequence(const unsigned char* p, const unsigned char* end) {
+  unsigned char c = p[0];
+  int len;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  for (int i = 1; i < len; ++i) {
+    if (p + i >= end) return -1;
+    unsigned char lo_i = i == 1 ? lo : 0x80, hi_i = i == 1 ? hi : 0xBF;
+    if (p[i] < lo_i || p[i] > hi_i) return 0;
+  }
+  return len;
+}
+
+}  // namespace
+
+bool looks_binary(std::string_view first_block) {
+  // 4 KiB is enough to tell a core dump or a checkpoint from a log; thresholds leave room for
+  // logs with colour codes, a stray control byte, or a little Latin-1.
+  const std::size_t n = std::min<std::size_t>(first_block.size(), 4096);
+  if (n == 0) return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(first_block.data());
+  const unsigned char* end = p + n;
+  std::size_t control = 0, nul = 0, invalid = 0;
+  for (const unsigned char* q = p; q < end;) {
+    unsigned char c = *q;
+    if (c < 0x80) {
+      if (c == 0) ++nul;
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b) ||
+          c == 0x7f)
+        ++control;
+      ++q;
+      continue;
+    }
+    int len = utf8_sequence(q, end);
+    if (len < 0) break;  // cut by the block boundary, not invalid
+    if (len == 0) {
+      ++invalid;
+      ++q;
+    } else {
+      q += len;
+    }
+  }
+  return control * 10 > n || nul * 100 > n || invalid * 10 > n;
+}
+
+}  // namespace megatriage

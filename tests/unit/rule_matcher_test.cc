@@ -1,0 +1,273 @@
+// rule_matcher: prefilter contract, Set pass + captures, ordering, and fill_placeholders.
+#include "rule_matcher.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "rules.h"
+
+namespace megatriage {
+namespace {
+
+Rule make_rule(std::string id, AppliesTo kind, std::string regex, std::vector<std::string> needles,
+               int priority = 0) {
+  Rule r;
+  r.id = std::move(id);
+  r.applies_to = kind;
+  r.regex = std::move(regex);
+  r.needles = std::move(needles);
+  r.priority = priority;
+  r.source = "test.json:1";
+  return r;
+}
+
+std::vector<std::string> ids_of(const RuleMatcher& m, const std::vector<RuleMatch>& matches) {
+  std::vector<std::string> out;
+  for (const auto& x : matches) out.push_back(m.rules()[static_cast<std::size_t>(x.rule_index)].id);
+  return out;
+}
+
+bool has_code(const DiagnosticSink& d, const std::string& code) {
+  return std::any_of(d.items().begin(), d.items().end(),
+                     [&](const Diagnostic& x) { return x.code == code; });
+}
+
+std::vector<Rule> repository_rules() {
+  DiagnosticSink d;
+  return load_rules({default_rules_dir()}, d);
+}
+
+// Ordinary lines of a healthy Megatron/NCCL job: none may pass the prefilter.
+const char* const kNoiseLines[] = {
+    "node02:8811:8811 [3] NCCL INFO ncclCommInitRank comm 0x5581c0 rank 11 nranks 16 cudaDev 3 nvmlDev 3 busId 45000 commId 0x1f2e3d4c5b6a7988 - Init COMPLETE",
+    "node03:4242:4242 [3] NCCL INFO Bootstrap : Using ib0:10.1.0.3<0>",
+    "node01:1234:1290 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0",
+    "node01:1234:1234 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.1.0.1<0>",
+    "node01:1234:1234 [0] NCCL INFO comm 0x5581c0 rank 3 nranks 16 cudaDev 3 busId 45000 - Abort COMPLETE",
+    " [2024-05-01 12:00:00] iteration      100/   10000 | consumed samples:        25600 | elapsed time per iteration (ms): 1234.5 | throughput per GPU (TFLOP/s/GPU): 400.1 | learning rate: 3.000000E-04 | global batch size:   256 | lm loss: 2.345678E+00 | loss scale: 1.0 | grad norm: 0.345 | number of skipped iterations:   0 | number of nan iterations:   0 |",
+    "[Rank 12] (after 10 iterations) memory (MB) | allocated: 51234.12 | max allocated: 70321.55 | reserved: 72000.00 | max reserved: 72000.00",
+    "  tensor_model_parallel_size ...................... 8",
+    "using world size: 16, data-parallel size: 2, context-parallel size: 1, hierarchical context-parallel sizes: None, tensor-model-parallel size: 4, pipeline-model-parallel size: 2",
+    "> initializing torch distributed ...",
+    "WARNING:megatron.core.rerun_state_machine:RerunStateMachine initialized in mode RerunMode.VALIDATE_RESULTS",
+    "Traceback (most recent call last):",
+    "  File \"/ws/megatron/training/training.py\", line 1710, in pretrain",
+    "",
+    "x",
+};
+
+}  // namespace
+
+TEST_SUITE("rule_matcher") {
+
+TEST_CASE("rule_matcher: the Set finds the rule and captures named groups") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.oom", AppliesTo::Exception,
+                           R"(Tried to allocate (?P<tried>[0-9.]+ [KMG]iB)(?: \(GPU (?P<gpu>[0-9]+)\))?)",
+                           {"Tried to allocate"}),
+                 make_rule("t.other", AppliesTo::Exception, "unrelated", {"unrelated"})},
+                d);
+  CHECK(d.empty());
+  auto hits = m.match("RuntimeError: Tried to allocate 2.00 GiB (GPU 3)", AppliesTo::Exception);
+  REQUIRE(hits.size() == 1);
+  CHECK(m.rules()[static_cast<std::size_t>(hits[0].rule_index)].id == "t.oom");
+  CHECK(hits[0].fields.at("tried") == "2.00 GiB");
+  CHECK(hits[0].fields.at("gpu") == "3");
+
+  SUBCASE("groups that did not take part are absent, not empty") {
+    auto h = m.match("Tried to allocate 2.00 GiB", AppliesTo::Exception);
+    REQUIRE(h.size() == 1);
+    CHECK(h[0].fields.count("gpu") == 0);
+    CHECK(h[0].fields.at("tried") == "2.00 GiB");
+  }
+  SUBCASE("no match, wrong kind") {
+    CHECK(m.match("nothing here", AppliesTo::Exception).empty());
+    CHECK(m.match("Tried to allocate 2.00 GiB", AppliesTo::Line).empty());
+  }
+  CHECK(m.set_fallback_count() == 0);
+}
+
+TEST_CASE("rule_matcher: matches are ordered by priority, then id") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.b-low", AppliesTo::Line, "boom", {"boom"}, 1),
+                 make_rule("t.z-high", AppliesTo::Line, "bo+m", {"bo"}, 10),
+                 make_rule("t.a-low", AppliesTo::Line, "boom [0-9]", {"boom"}, 1),
+                 make_rule("t.exc", AppliesTo::Exception, "boom", {"boom"}, 100)},
+                d);
+  auto hits = m.match("a boom 1", AppliesTo::Line);
+  CHECK(ids_of(m, hits) == std::vector<std::string>{"t.z-high", "t.a-low", "t.b-low"});
+}
+
+TEST_CASE("rule_matcher: multi-line exception text") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.nccl", AppliesTo::Exception,
+                           R"(NCCL error in: (?P<loc>[^,\n]+), [^\n]*\n(?P<result>nccl[A-Za-z]+):)",
+                           {"NCCL error in"})},
+                d);
+  auto hits = m.match("torch.distributed.DistBackendError: NCCL error in: a.cpp:1, unhandled system error\n"
+                      "ncclSystemError: System call failed.\nLast error:\nsocketStartConnect: x",
+                      AppliesTo::Exception);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].fields.at("loc") == "a.cpp:1");
+  CHECK(hits[0].fields.at("result") == "ncclSystemError");
+}
+
+TEST_CASE("rule_matcher: matching is byte-wise and survives invalid UTF-8") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.x", AppliesTo::Line, R"(start (?P<rest>[^\n]*) end)", {"start"})}, d);
+  const std::string text = std::string("start a\xff\xfe b end");
+  CHECK(m.line_candidate(text));
+  auto hits = m.match(text, AppliesTo::Line);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].fields.at("rest") == "a\xff\xfe b");
+}
+
+TEST_CASE("rule_matcher: prefilter finds needles anywhere and only real needles") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.a", AppliesTo::Line, "oom-kill", {"oom-kill"}),
+                 make_rule("t.b", AppliesTo::Line, "Xid", {"Xid"}),
+                 make_rule("t.c", AppliesTo::Line, "\xc3\xa9t\xc3\xa9", {"\xc3\xa9t\xc3\xa9"}),
+                 make_rule("t.e", AppliesTo::Exception, "Traceback", {"Traceback"})},
+                d);
+  CHECK(m.line_candidate("oom-kill"));
+  CHECK(m.line_candidate("xx oom-kill"));
+  CHECK(m.line_candidate("oom-kill yy"));
+  CHECK(m.line_candidate("NVRM: Xid"));
+  CHECK(m.line_candidate("an \xc3\xa9t\xc3\xa9 line"));
+  CHECK_FALSE(m.line_candidate("oom-kil"));   // cut before the end
+  CHECK_FALSE(m.line_candidate("oom_kill"));
+  CHECK_FALSE(m.line_candidate("xid"));       // case-sensitive
+  CHECK_FALSE(m.line_candidate("Xi"));
+  CHECK_FALSE(m.line_candidate("X"));
+  CHECK_FALSE(m.line_candidate(""));
+  CHECK_FALSE(m.line_candidate("Traceback (most recent call last):"));  // Exception rules only
+  CHECK(m.line_candidate("ooom-kill"));  // overlapping pair start
+  const std::string with_nul("ab\0oom-kill", 11);
+  CHECK(m.line_candidate(with_nul));
+
+  m.set_prefilter_enabled(false);
+  CHECK(m.line_candidate(""));
+  CHECK(m.line_candidate("anything"));
+  m.set_prefilter_enabled(true);
+  CHECK_FALSE(m.line_candidate("anything"));
+}
+
+TEST_CASE("rule_matcher: no line rules means no line candidates") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.e", AppliesTo::Exception, "x", {"xx"})}, d);
+  CHECK_FALSE(m.line_candidate("xx"));
+  RuleMatcher empty({}, d);
+  CHECK_FALSE(empty.line_candidate("anything"));
+  CHECK(empty.match("anything", AppliesTo::Line).empty());
+  CHECK(empty.match("anything", AppliesTo::Exception).empty());
+}
+
+TEST_CASE("rule_matcher: a hand-built line rule without usable needles disables the prefilter") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.short", AppliesTo::Line, "a", {"a"}),
+                 make_rule("t.ok", AppliesTo::Line, "boom", {"boom"})},
+                d);
+  CHECK(has_code(d, "rules.needle-too-short"));
+  CHECK(m.line_candidate("a"));
+  CHECK(m.line_candidate("zzz"));
+  CHECK(m.match("a", AppliesTo::Line).size() == 1);
+}
+
+TEST_CASE("rule_matcher: a rule whose regex does not compile is left out") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.bad", AppliesTo::Line, "(", {"(("}),
+                 make_rule("t.ok", AppliesTo::Line, "boom", {"boom"})},
+                d);
+  CHECK(has_code(d, "rules.bad-regex"));
+  REQUIRE(m.rules().size() == 1);
+  CHECK(m.rules()[0].id == "t.ok");
+  auto hits = m.match("boom", AppliesTo::Line);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].rule_index == 0);
+}
+
+TEST_CASE("rule_matcher: repository rules: every positive sample passes the prefilter and matches") {
+  auto rules = repository_rules();
+  REQUIRE(!rules.empty());
+  DiagnosticSink d;
+  RuleMatcher m(rules, d);
+  CHECK(d.empty());
+  REQUIRE(m.rules().size() == rules.size());
+  int line_samples = 0;
+  for (std::size_t i = 0; i < m.rules().size(); ++i) {
+    const Rule& r = m.rules()[i];
+    for (const RuleSample& s : r.match_samples) {
+      CAPTURE(r.id);
+      CAPTURE(s.text);
+      if (r.applies_to == AppliesTo::Line) {
+        ++line_samples;
+        CHECK(m.line_candidate(s.text));  // never a false negative
+      }
+      auto hits = m.match(s.text, r.applies_to);
+      auto it = std::find_if(hits.begin(), hits.end(),
+                             [&](const RuleMatch& h) { return h.rule_index == static_cast<int>(i); });
+      REQUIRE(it != hits.end());
+      for (const auto& [k, v] : s.fields) CHECK(it->fields.at(k) == v);
+    }
+    for (const std::string& s : r.no_match_samples) {
+      CAPTURE(r.id);
+      CAPTURE(s);
+      for (const RuleMatch& h : m.match(s, r.applies_to)) CHECK(h.rule_index != static_cast<int>(i));
+    }
+  }
+  CHECK(line_samples > 50);
+  CHECK(m.set_fallback_count() == 0);
+}
+
+TEST_CASE("rule_matcher: repository rules: ordinary lines do not pass the prefilter") {
+  DiagnosticSink d;
+  RuleMatcher m(repository_rules(), d);
+  for (const char* line : kNoiseLines) {
+    CAPTURE(line);
+    CHECK_FALSE(m.line_candidate(line));
+    CHECK(m.match(line, AppliesTo::Line).empty());
+  }
+}
+
+TEST_CASE("rule_matcher: repository rules: the best rule for typical root causes") {
+  DiagnosticSink d;
+  RuleMatcher m(repository_rules(), d);
+  auto best = [&](const std::string& text, AppliesTo kind) -> std::string {
+    auto hits = m.match(text, kind);
+    return hits.empty() ? "" : m.rules()[static_cast<std::size_t>(hits[0].rule_index)].id;
+  };
+  CHECK(best("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.11 GiB of which 1.02 GiB is free.",
+             AppliesTo::Exception) == "cuda.oom");
+  CHECK(best("ModuleNotFoundError: No module named 'megatron'", AppliesTo::Exception) ==
+        "python.megatron-not-found");
+  CHECK(best("ModuleNotFoundError: No module named 'wandb'", AppliesTo::Exception) ==
+        "python.module-not-found");
+  CHECK(best("torch.distributed.DistBackendError: NCCL error in: x.cpp:1, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+             "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\nCuda failure 'out of memory'",
+             AppliesTo::Exception) == "cuda.nccl-out-of-memory");
+  CHECK(best("RuntimeError: world_size (24) is not divisible by 16", AppliesTo::Exception) ==
+        "megatron.parallel-state-world-size");
+  CHECK(best("slurmstepd-node2: error: Detected 1 oom-kill event(s) in StepId=15.0. Some of your processes may have been killed by the cgroup out-of-memory handler.",
+             AppliesTo::Line) == "host.oom-kill");
+  CHECK(best("IndexError: index 4096 is out of bounds for dimension 0 with size 4096", AppliesTo::Exception).empty());
+}
+
+TEST_CASE("rule_matcher: fill_placeholders") {
+  const std::map<std::string, std::string> f = {{"tried", "2.00 GiB"}, {"gpu", "3"}, {"a_1", "x"}};
+  CHECK(fill_placeholders("GPU {gpu}: tried {tried}.", f) == "GPU 3: tried 2.00 GiB.");
+  CHECK(fill_placeholders("{gpu}{gpu}", f) == "33");
+  CHECK(fill_placeholders("{a_1}", f) == "x");
+  CHECK(fill_placeholders("unknown {free} stays", f) == "unknown {free} stays");
+  CHECK(fill_placeholders("no placeholders", f) == "no placeholders");
+  CHECK(fill_placeholders("", f).empty());
+  CHECK(fill_placeholders("{} {not a name} { gpu} {gpu", f) == "{} {not a name} { gpu} {gpu");
+  CHECK(fill_placeholders("{{gpu}}", f) == "{3}");
+  CHECK(fill_placeholders("json {\"k\": 1} {gpu}", f) == "json {\"k\": 1} 3");
+  CHECK(fill_placeholders("{gpu}", {}) == "{gpu}");
+}
+
+}  // TEST_SUITE
+}  // namespace megatriage
