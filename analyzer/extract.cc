@@ -48,7 +48,10 @@ struct StreamState {
   TracebackBuilder builder;
   std::optional<CivilTime> last_stamp;
   std::vector<std::size_t> awaiting_upper_bound;  // event indices
-  std::uint64_t header_offset = 0;
+  // First stamp seen (on this stream or its launcher) after the current traceback's exception
+  // line: an upper bound known before the traceback is complete (interleaved streams complete
+  // late, at the next line of their own).
+  std::optional<CivilTime> bound_since_exception;
   std::string host;  // from NCCL headers of this stream
   int srun_task = -1, tee_local_rank = -1, rank = -1;
 };
@@ -156,8 +159,7 @@ class FileAnalyzer {
 
     // Feed the traceback builder first: a stamped line that ends a traceback (the launcher's
     // `failed (exitcode ...)`) is that traceback's upper time bound.
-    if (TracebackBuilder::is_header(body)) stream.header_offset = line.offset;
-    if (stream.builder.feed(body, line.number)) drain(stream);
+    if (stream.builder.feed(body, line.number, line.offset)) drain(stream);
 
     std::optional<CivilTime> stamp = parse_timestamp(body);
     if (stamp) on_stamp(*stamp, stream, prefix);
@@ -187,13 +189,15 @@ class FileAnalyzer {
     // An unprefixed stamped line (the launcher agent, srun, slurmstepd) also bounds the
     // tracebacks of every worker stream under the same srun task: the agent logs a worker's
     // exit after the worker printed its traceback.
-    if (prefix.rank < 0 && prefix.tee_local_rank < 0 && awaiting_total_ > 0) {
+    if (prefix.rank < 0 && prefix.tee_local_rank < 0) {
       for (auto& [key, other] : streams_)
         if (&other != &stream && other.srun_task == prefix.srun_task) resolve_upper_bounds(other, stamp);
     }
   }
 
   void resolve_upper_bounds(StreamState& stream, const CivilTime& stamp) {
+    if (stream.builder.past_exception() && !stream.bound_since_exception)
+      stream.bound_since_exception = stamp;
     for (std::size_t index : stream.awaiting_upper_bound) {
       result_.events[index].before_civil = stamp;
       --awaiting_total_;
@@ -235,13 +239,16 @@ class FileAnalyzer {
   void drain(StreamState& stream) {
     while (stream.builder.has_ready()) {
       Traceback tb = stream.builder.take();
-      Event e = make_event(EventKind::Traceback, tb.first_line, stream.header_offset, stream,
+      Event e = make_event(EventKind::Traceback, tb.first_line, tb.first_offset, stream,
                            std::nullopt);
       // The header line carries no stamp; the stream's last stamp is a lower bound.
       e.last_line = tb.last_line;
       choose_matches(tb, e);
       e.traceback = std::move(tb);
-      push(std::move(e), stream, false);
+      bool bounded = stream.bound_since_exception.has_value();
+      if (bounded) e.before_civil = stream.bound_since_exception;
+      stream.bound_since_exception.reset();
+      push(std::move(e), stream, bounded);
     }
   }
 

@@ -108,11 +108,14 @@ bool TracebackBuilder::looks_like_log_line(std::string_view body) const {
          starts_with(body, "Fatal Python error") || body.find(" NCCL ") != std::string_view::npos;
 }
 
-void TracebackBuilder::start_block(std::uint64_t line_number) {
+void TracebackBuilder::start_block(std::uint64_t line_number, std::uint64_t offset) {
   ExceptionBlock block;
   block.header_line = line_number;
   current_.blocks.push_back(std::move(block));
-  if (current_.first_line == 0) current_.first_line = line_number;
+  if (current_.first_line == 0) {
+    current_.first_line = line_number;
+    current_.first_offset = offset;
+  }
   current_.last_line = line_number;
   state_ = State::Frames;
   message_lines_ = 0;
@@ -128,7 +131,8 @@ void TracebackBuilder::complete() {
   state_ = State::Idle;
 }
 
-bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number) {
+bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number,
+                            std::uint64_t offset) {
   std::size_t ready_before = ready_.size();
   std::string_view body = raw_body;
   if (current_.exception_group) body = strip_group_margin(raw_body);
@@ -136,10 +140,10 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
   if (is_header(raw_body)) {
     bool group = trim(raw_body).find("Exception Group") != std::string_view::npos;
     if (state_ == State::ChainSeparator || (current_.exception_group && state_ != State::Idle)) {
-      start_block(line_number);  // next block of the same chain / group member
+      start_block(line_number, offset);  // next block of the same chain / group member
     } else {
       complete();
-      start_block(line_number);
+      start_block(line_number, offset);
       current_.exception_group = group;
     }
     return ready_.size() > ready_before;
@@ -179,7 +183,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
         ExceptionBlock* target = &block;
         if (!block.exception.empty()) {
           // A group member printed without its own traceback header (no frames).
-          start_block(line_number);
+          start_block(line_number, offset);
           target = &current_.blocks.back();
         }
         target->exception = capped(trim(body), limits_.max_text_bytes);

@@ -35,6 +35,7 @@ struct Traceback {
   bool exception_group = false;
   bool incomplete = false;           // ended (stream end / new header) before an exception line
   std::uint64_t first_line = 0, last_line = 0;
+  std::uint64_t first_offset = 0;    // byte offset of the first header line
 };
 
 /// Caps that keep one event's memory bounded whatever the input.
@@ -55,19 +56,24 @@ class TracebackBuilder {
   bool active() const { return state_ != State::Idle; }
   /// Feeds one line. Returns true when a traceback has been completed (possibly by this line
   /// starting something else); then call take(). The line itself may start a new traceback.
-  bool feed(std::string_view body, std::uint64_t line_number);
+  bool feed(std::string_view body, std::uint64_t line_number, std::uint64_t offset = 0);
   /// Ends the stream: returns true if a traceback (maybe incomplete) is ready.
   bool finish();
   /// Requires: has_ready(). Yields completed tracebacks in completion order.
   Traceback take();
   bool has_ready() const { return !ready_.empty(); }
+  /// True once the current traceback's (first) exception line has been read: it is printed, and
+  /// any stamp seen from now on bounds it from above.
+  bool past_exception() const {
+    return state_ == State::Message || state_ == State::AfterBlank || state_ == State::ChainSeparator;
+  }
 
   /// True for `Traceback (most recent call last):` (also the exception-group form).
   static bool is_header(std::string_view body);
 
  private:
   enum class State { Idle, Frames, Message, AfterBlank, ChainSeparator };
-  void start_block(std::uint64_t line_number);
+  void start_block(std::uint64_t line_number, std::uint64_t offset);
   void complete();
   bool looks_like_log_line(std::string_view body) const;
 
