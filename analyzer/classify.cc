@@ -56,7 +56,7 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
     r.rule = kUnclassifiedRule;
     r.title = "Python exception not recognised by any rule";
     r.explain = "The first failing rank raised an exception that none of the rules classify.";
-    r.checks.push_back("Read the innermost frames below: the exception is raised there.");
+    r.checks.push_back("Read the innermost frames above: the exception was raised there.");
     r.checks.push_back("Add a rule to rules/ (see rules/README.md) if this failure recurs.");
   }
   r.evidence = e.kind == EventKind::Traceback ? "traceback" : "line";

@@ -21,3 +21,6 @@ endforeach()
 
 add_test(NAME e2e.cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/cli_test.sh $<TARGET_FILE:megatriage>
                               ${CMAKE_SOURCE_DIR}/fixtures)
+add_test(NAME e2e.bad-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input_test.sh
+                                    $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures
+                                    $<TARGET_FILE:megatriage_label_check>)

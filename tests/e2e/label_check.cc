@@ -6,6 +6,17 @@
 #include <nlohmann/json.hpp>
 
 int main(int argc, char** argv) {
+  // --valid FILE: the file parses as JSON (nlohmann rejects invalid UTF-8 in strings).
+  if (argc == 3 && std::string(argv[1]) == "--valid") {
+    try {
+      nlohmann::json doc;
+      std::ifstream(argv[2]) >> doc;
+      return doc.is_object() ? 0 : 1;
+    } catch (const std::exception& e) {
+      std::cerr << "invalid JSON: " << e.what() << "\n";
+      return 1;
+    }
+  }
   if (argc != 3) {
     std::cerr << "usage: megatriage_label_check REPORT.json LABEL.json\n";
     return 2;
