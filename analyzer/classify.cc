@@ -74,6 +74,11 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   } else {
     if (e.time.known()) r.after_us = e.time.us;
     r.before_us = e.before_us;
+    if (r.after_us && r.before_us && *r.after_us > *r.before_us) {
+      // Stamps went backwards around it (clock steps, merged files): keep the upper bound only.
+      r.after_us.reset();
+      r.reasons.push_back("the stamps around it go backwards; its lower time bound was dropped");
+    }
     r.time_us = entry.key_us;
     r.time_basis = e.before_us ? "bounded" : (e.time.known() ? "inherited" : "none");
   }
@@ -89,7 +94,7 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
     }
   }
   r.confidence = finding.confidence;
-  r.reasons = finding.reasons;
+  r.reasons.insert(r.reasons.begin(), finding.reasons.begin(), finding.reasons.end());
   return r;
 }
 

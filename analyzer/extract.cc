@@ -184,7 +184,6 @@ class FileAnalyzer {
       result_.first_full_month = stamp.month;
     }
     stream.last_stamp = stamp;
-    file_last_stamp_ = stamp;
     resolve_upper_bounds(stream, stamp);
     // An unprefixed stamped line (the launcher agent, srun, slurmstepd) also bounds the
     // tracebacks of every worker stream under the same srun task: the agent logs a worker's
@@ -215,10 +214,9 @@ class FileAnalyzer {
       e.civil = stamp;
       e.time.source = TimeSource::Explicit;
     } else if (stream.last_stamp) {
+      // Only the event's own stream: in a file where several writers were appended one after
+      // another (merged per-node logs), another stream's stamp says nothing about this one.
       e.civil = stream.last_stamp;
-      e.time.source = TimeSource::Inherited;
-    } else if (file_last_stamp_) {
-      e.civil = file_last_stamp_;
       e.time.source = TimeSource::Inherited;
     }
     e.who.rank = stream.rank >= 0 ? stream.rank : file_.hint.rank;
@@ -332,7 +330,6 @@ class FileAnalyzer {
   DiagnosticSink& diags_;
   FileResult result_;
   std::unordered_map<std::uint64_t, StreamState> streams_;
-  std::optional<CivilTime> file_last_stamp_;
   std::size_t awaiting_total_ = 0;
   std::string scratch_;
   bool reported_escapes_ = false;
@@ -386,7 +383,10 @@ void apply_year(FileResult& result, int year) {
         e.time.source = TimeSource::None;
       }
     }
-    if (e.before_civil) e.before_us = resolve(*e.before_civil);
+    if (e.before_civil) {
+      e.before_us = resolve(*e.before_civil);
+      if (e.before_civil->year == 0) e.time.year_inferred = true;
+    }
   }
 }
 

@@ -7,7 +7,8 @@
 namespace megatriage {
 namespace {
 
-using nlohmann::json;
+// ordered_json keeps keys in the order written: schema_version and verdict first, as documented.
+using json = nlohmann::ordered_json;
 
 json nullable_int(int v) { return v >= 0 ? json(v) : json(nullptr); }
 json nullable_str(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
