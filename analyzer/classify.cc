@@ -14,6 +14,11 @@ const Rule* best_rule(const Event& e, const RuleMatcher& matcher) {
   return &matcher.rules()[static_cast<std::size_t>(e.matches.front().rule_index)];
 }
 
+// A runbook check from the rule's data: shown to the user, not decided from the logs.
+CheckResult advice(std::string text) {
+  return CheckResult{"advice", std::move(text), "unknown", "runbook advice: not decided from the logs"};
+}
+
 std::map<std::string, std::string> facts_for(const Event& e, const Finding& f) {
   std::map<std::string, std::string> fields;
   if (!e.matches.empty()) fields = e.matches.front().fields;
@@ -50,14 +55,14 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
     r.rule = rule->id;
     r.title = rule->title;
     r.explain = fill_placeholders(rule->explain, r.fields);
-    for (const auto& c : rule->checks) r.checks.push_back(fill_placeholders(c, r.fields));
+    for (const auto& c : rule->checks) r.checks.push_back(advice(fill_placeholders(c, r.fields)));
   } else {
     r.category = "unknown";
     r.rule = kUnclassifiedRule;
     r.title = "Python exception not recognised by any rule";
     r.explain = "The first failing rank raised an exception that none of the rules classify.";
-    r.checks.push_back("Read the innermost frames above: the exception was raised there.");
-    r.checks.push_back("Add a rule to rules/ (see rules/README.md) if this failure recurs.");
+    r.checks.push_back(advice("Read the innermost frames above: the exception was raised there."));
+    r.checks.push_back(advice("Add a rule to rules/ (see rules/README.md) if this failure recurs."));
   }
   r.evidence = e.kind == EventKind::Traceback ? "traceback" : "line";
   r.rank = finding.who.rank;

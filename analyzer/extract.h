@@ -11,6 +11,7 @@
 
 #include "diagnostics.h"
 #include "discover.h"
+#include "facts.h"
 #include "line_splitter.h"
 #include "reader.h"
 #include "rule_matcher.h"
@@ -60,6 +61,7 @@ struct AnalyzeOptions {
 struct FileResult {
   SourceFile file;
   std::vector<Event> events;
+  std::vector<Fact> facts;       // configuration/progress figures, in line order
   std::vector<Diagnostic> diagnostics;
   std::uint64_t bytes = 0, lines = 0, stamped_lines = 0;
   int first_full_year = 0;       // year of the first stamp that printed one; 0 none

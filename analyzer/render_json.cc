@@ -35,9 +35,12 @@ std::string render_json(const Report& report) {
   if (report.root_cause) {
     const auto& r = *report.root_cause;
     json checks = json::array();
-    for (const auto& c : r.checks) checks.push_back(clean(c));
+    for (const auto& c : r.checks)
+      checks.push_back({{"id", c.id}, {"text", clean(c.text)}, {"status", c.status}, {"detail", clean(c.detail)}});
     json fields = json::object();
     for (const auto& [k, v] : r.fields) fields[k] = clean(v);
+    json facts = json::object();
+    for (const auto& [k, v] : r.facts) facts[k] = clean(v);
     json chain = json::array();
     for (const auto& c : r.chain) chain.push_back(clean(c));
     doc["root_cause"] = {
@@ -60,8 +63,10 @@ std::string render_json(const Report& report) {
         {"exception", clean(r.exception)},
         {"chain", chain},
         {"frames", frames_json(r.frames)},
+        {"headline", clean(r.headline)},
         {"checks", checks},
         {"fields", fields},
+        {"facts", facts},
         {"confidence", r.confidence},
         {"reasons", r.reasons},
     };

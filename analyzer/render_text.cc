@@ -83,6 +83,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
     w.out() += w.paint("megatriage: FAILURE — " + label, "1;31") + ": " + printable(r.title) +
                " (" + who(r.rank, r.local_rank, r.task, r.host) + ")\n";
 
+    w.wrapped("", "  ", printable(r.headline));
     w.heading("Root cause  [" + r.category + " · " + r.rule + " · confidence " + r.confidence + "]");
     w.wrapped("  ", "    ", printable(r.exception));
     std::string where = "  at " + printable(r.file) + ":" + std::to_string(r.line) + "  " +
@@ -130,11 +131,18 @@ std::string render_text(const Report& report, const TextStyle& style) {
   }
 
   if (report.root_cause && !report.root_cause->checks.empty()) {
-    w.heading("Suggested checks");
+    w.heading("Checks");
+    for (const auto& c : report.root_cause->checks) {
+      if (c.id == "advice") continue;
+      std::string mark = c.status == "failed" ? w.paint("FAILED ", "1;31")
+                         : c.status == "passed" ? w.paint("passed ", "32") : "  ?    ";
+      w.wrapped("  " + mark, "         ", printable(c.text) + ": " + printable(c.detail));
+    }
     int n = 1;
     for (const auto& c : report.root_cause->checks) {
+      if (c.id != "advice") continue;
       std::string num = "  " + std::to_string(n++) + ". ";
-      w.wrapped(num, std::string(num.size(), ' '), printable(c));
+      w.wrapped(num, std::string(num.size(), ' '), printable(c.text));
     }
   }
   if (report.root_cause && !report.root_cause->reasons.empty()) {

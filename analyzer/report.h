@@ -14,6 +14,14 @@ namespace megatriage {
 
 constexpr int kSchemaVersion = 1;
 
+/// One suggested check, evaluated as far as the logs allow.
+struct CheckResult {
+  std::string id;      // stable: world_size_product, heads_divisible_by_tp, ... or advice-N
+  std::string text;    // what to check
+  std::string status;  // failed | passed | unknown
+  std::string detail;  // the figures; for unknown, which fact is missing and where to find it
+};
+
 struct RootCauseReport {
   std::string category;        // oom|shape|import|nccl|unknown
   std::string rule;            // rule id
@@ -33,8 +41,10 @@ struct RootCauseReport {
   std::string exception;       // the decisive exception line
   std::vector<std::string> chain;  // every exception line of the chain, oldest first
   std::vector<Frame> frames;   // innermost frames, outermost of them first
-  std::vector<std::string> checks;
+  std::string headline;        // one line of figures, e.g. `OOM on rank 12 (node03, GPU 4) during backward: ...`
+  std::vector<CheckResult> checks;
   std::map<std::string, std::string> fields;  // named groups of the rule
+  std::map<std::string, std::string> facts;   // figures from the logs (snake_case keys)
   std::string confidence;      // high | medium | low
   std::vector<std::string> reasons;  // why this and not something else
 };

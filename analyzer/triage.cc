@@ -6,6 +6,7 @@
 #include <map>
 #include <thread>
 
+#include "checks.h"
 #include "classify.h"
 #include "discover.h"
 #include "root_cause.h"
@@ -133,6 +134,8 @@ TriageOutcome run_triage(const TriageOptions& options) {
   if (finding) {
     report.verdict = "failure";
     report.root_cause = classify_root(*finding, timeline, matcher);
+    JobFacts job = collect_job_facts(results, finding->who.rank);
+    evaluate_checks(*report.root_cause, *timeline[finding->index].event, job, timeline, matcher);
   } else {
     report.verdict = "no_failure";
   }
