@@ -170,11 +170,23 @@ class FileAnalyzer {
       std::vector<RuleMatch> matches = matcher_.match(body, AppliesTo::Line);
       if (!matches.empty()) {
         Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
-        e.text = repair_utf8(body.substr(0, kMaxEventText));
+        e.text = valid_text(body.substr(0, kMaxEventText), line.number);
         e.matches = std::move(matches);
         push(std::move(e), stream, stamp.has_value());
       }
     }
+  }
+
+  // Event text that goes into reports must be valid UTF-8; repairs are reported once per file.
+  std::string valid_text(std::string_view text, std::uint64_t line) {
+    if (is_valid_utf8(text)) return std::string(text);
+    if (!reported_utf8_) {
+      reported_utf8_ = true;
+      diags_.add(Severity::Info, "extract.invalid-utf8",
+                 "invalid UTF-8 in log text; shown with U+FFFD replacement characters",
+                 file_.display_path, line);
+    }
+    return repair_utf8(text);
   }
 
   void on_stamp(const CivilTime& stamp, StreamState& stream, const LinePrefix& prefix) {
@@ -258,8 +270,8 @@ class FileAnalyzer {
     for (std::size_t i = 0; i < tb.blocks.size(); ++i) {
       auto& b = tb.blocks[i];
       if (b.exception.empty()) continue;
-      b.exception = repair_utf8(b.exception);
-      b.message_tail = repair_utf8(b.message_tail);
+      b.exception = valid_text(b.exception, b.exception_line);
+      b.message_tail = valid_text(b.message_tail, b.exception_line);
       std::string text = b.exception;
       if (!b.message_tail.empty()) text += "\n" + b.message_tail;
       std::vector<RuleMatch> matches = matcher_.match(text, AppliesTo::Exception);
@@ -333,6 +345,7 @@ class FileAnalyzer {
   std::size_t awaiting_total_ = 0;
   std::string scratch_;
   bool reported_escapes_ = false;
+  bool reported_utf8_ = false;
   int table_index_ = 0;
   bool in_root_section_ = false;
   ChildFailure pending_child_;

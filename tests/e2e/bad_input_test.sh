@@ -37,7 +37,7 @@ rc=0
 "$json_check" --valid "$tmp/r.json" || { echo "FAIL JSON report is not valid UTF-8 JSON"; fail=1; }
 grep -q '"file": "logs/gpt-tiny-25.err"' "$tmp/r.json" || { echo "FAIL the real root cause was not found"; fail=1; }
 want=(read.truncated-gzip read.corrupt-zstd read.binary-file read.empty-file split.line-too-long
-      split.nul-bytes discover.symlink-loop discover.symlink-outside discover.special-file)
+      split.nul-bytes extract.invalid-utf8 discover.symlink-loop discover.symlink-outside discover.special-file)
 # root can read a mode-000 file, so EACCES is only observable as another user.
 [[ $(id -u) -ne 0 ]] && want+=(discover.unreadable)
 for code in "${want[@]}"; do

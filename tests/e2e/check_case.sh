@@ -30,6 +30,13 @@ golden)
   run "$case_dir" --color never --jobs 2 >"$tmp/got.txt"
   diff -u "$expected/$case.json" "$tmp/got.json"
   diff -u "$expected/$case.txt" "$tmp/got.txt"
+  # The text report fits a 100-column terminal (characters, not bytes).
+  export LC_ALL=C.UTF-8
+  n=0
+  while IFS= read -r l; do
+    n=$((n + 1))
+    if (( ${#l} > 100 )); then echo "line $n is ${#l} columns: $l"; exit 1; fi
+  done <"$tmp/got.txt"
   ;;
 invariance)
   run "$case_dir" --format json --jobs 1 >"$tmp/j1.json"

@@ -1,0 +1,77 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "render.h"
+
+using namespace megatriage;
+
+namespace {
+Report sample_report() {
+  Report r;
+  r.verdict = "failure";
+  RootCauseReport rc;
+  rc.category = "unknown";
+  rc.rule = "python.unclassified-exception";
+  rc.title = "t";
+  rc.file = "logs/x.err";
+  rc.line = 7;
+  rc.rank = 3;
+  rc.exception = "ValueError: bad \xff byte \x1b]0;title\x07 and \x1b[2J clear \x07 bell";
+  rc.frames.push_back(Frame{"/ws/\xfe.py", 1, "f", "x = 1"});
+  rc.checks.push_back(CheckResult{"world_size_product", "WORLD_SIZE", "failed", "16 != 32"});
+  rc.time_basis = "none";
+  r.root_cause = rc;
+  r.diagnostics.push_back(Diagnostic{Severity::Warning, "read.corrupt-gzip", "bad \x1b[31m", "logs/a.gz", 0, "", 1});
+  return r;
+}
+}  // namespace
+
+TEST_SUITE("render") {
+TEST_CASE("render: JSON stays valid UTF-8 with escapes and invalid bytes in log text") {
+  std::string out = render_json(sample_report());
+  nlohmann::json doc;
+  CHECK_NOTHROW(doc = nlohmann::json::parse(out));
+  CHECK(doc["schema_version"] == 1);
+  CHECK(doc["root_cause"]["rank"] == 3);
+  CHECK(doc["root_cause"]["local_rank"].is_null());
+  CHECK(doc["root_cause"]["checks"][0]["status"] == "failed");
+  std::string exc = doc["root_cause"]["exception"];
+  CHECK(exc.find("\xef\xbf\xbd") != std::string::npos);  // U+FFFD for the invalid byte
+  CHECK(out.find("\\u001b") != std::string::npos);        // ESC escaped, never raw
+  CHECK(out.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("render: text report lets no escape sequence or control byte through") {
+  TextStyle style;
+  style.color = false;
+  std::string out = render_text(sample_report(), style);
+  CHECK(out.find('\x1b') == std::string::npos);
+  CHECK(out.find('\x07') == std::string::npos);
+  CHECK(out.find("ValueError: bad") != std::string::npos);
+  CHECK(out.find("FAILED") != std::string::npos);
+}
+
+TEST_CASE("render: no failure report says so first") {
+  Report r;
+  r.verdict = "no_failure";
+  TextStyle style;
+  CHECK(render_text(r, style).rfind("megatriage: no failure found", 0) == 0);
+  CHECK(nlohmann::json::parse(render_json(r))["root_cause"].is_null());
+}
+
+TEST_CASE("render: long lines wrap at the width") {
+  Report r = sample_report();
+  r.root_cause->exception = std::string(500, 'a') + " " + std::string(50, 'b');
+  TextStyle style;
+  style.width = 100;
+  std::string out = render_text(r, style);
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    CHECK(end - start <= 100);
+    start = end + 1;
+  }
+}
+}
