@@ -35,6 +35,26 @@ std::string field(const Event& e, const std::string& name) {
 void rank_from_launcher_table(const std::vector<TimelineEntry>& timeline, const Event& root,
                               const RuleMatcher& matcher, Attribution& who,
                               std::vector<std::string>& reasons) {
+  // Exact: the same launcher (srun task) lists a failed worker with this local rank.
+  if (who.local_rank >= 0) {
+    std::set<int> ranks;
+    std::uint64_t line = 0;
+    for (const auto& entry : timeline) {
+      const Event& e = *entry.event;
+      if (e.kind == EventKind::ChildFailure && e.origin.file == root.origin.file &&
+          e.who.task == root.who.task && e.child.local_rank == who.local_rank && e.child.rank >= 0) {
+        ranks.insert(e.child.rank);
+        if (line == 0) line = e.origin.line;
+      }
+    }
+    if (ranks.size() == 1) {
+      who.rank = *ranks.begin();
+      reasons.push_back("rank " + std::to_string(who.rank) + " is local rank " +
+                        std::to_string(who.local_rank) + " in its launcher's ChildFailedError table (line " +
+                        std::to_string(line) + ")");
+      return;
+    }
+  }
   int unranked_causes = 0;
   const Event* table_entry = nullptr;
   for (const auto& entry : timeline) {
@@ -43,6 +63,7 @@ void rank_from_launcher_table(const std::vector<TimelineEntry>& timeline, const 
     if (is_python_traceback(e) && e.who.rank < 0 && event_role(e, matcher) == RuleRole::Cause)
       ++unranked_causes;
     if (e.kind == EventKind::ChildFailure && e.child.root_cause_section &&
+        e.origin.file == root.origin.file && e.who.task == root.who.task &&
         e.origin.line > root.last_line &&
         (table_entry == nullptr || e.origin.line < table_entry->origin.line))
       table_entry = &e;
@@ -81,7 +102,7 @@ void rank_from_sigkill(const std::vector<TimelineEntry>& timeline, Attribution& 
 // ran the rank's node (one srun task per node: node index = (rank - local_rank) / nproc).
 void host_for_rank(const std::vector<TimelineEntry>& timeline, Attribution& who,
                    std::vector<std::string>& reasons) {
-  if (who.rank < 0) return;
+  if (who.rank < 0 && who.task < 0) return;
   int nproc = 0;
   std::map<int, std::string> task_host;
   for (const auto& entry : timeline) {
@@ -89,7 +110,7 @@ void host_for_rank(const std::vector<TimelineEntry>& timeline, Attribution& who,
     if (e.kind == EventKind::ChildFailure) {
       nproc = std::max(nproc, e.child.local_rank + 1);
       std::string h = short_host(e.child.host);
-      if (e.child.rank == who.rank && !h.empty() && h != "localhost") {
+      if (who.rank >= 0 && e.child.rank == who.rank && !h.empty() && h != "localhost") {
         who.host = h;
         return;
       }
@@ -100,6 +121,14 @@ void host_for_rank(const std::vector<TimelineEntry>& timeline, Attribution& who,
     if (!host.empty() && !task.empty() && task.find_first_of("-,") == std::string::npos) {
       task_host.emplace(leading_int(task), short_host(host));
     }
+  }
+  if (who.task >= 0) {
+    auto it = task_host.find(who.task);
+    if (it != task_host.end()) {
+      who.host = it->second;
+      reasons.push_back("host " + who.host + " from srun's line for task " + std::to_string(who.task));
+    }
+    return;
   }
   if (nproc <= 0 || task_host.empty()) return;
   int local = who.local_rank >= 0 ? who.local_rank : who.rank % nproc;
