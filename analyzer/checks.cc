@@ -282,9 +282,17 @@ std::set<std::string> frame_trees(const std::vector<Frame>& frames, bool& saw_ve
       if (packages.empty()) packages = p.substr(0, sp + 9);
       continue;
     }
-    // The tree is the directory holding the top-level package (`.../megatron/...` → its parent).
-    auto m = p.find("/megatron/");
-    trees.insert(m != std::string::npos ? p.substr(0, m) : p.substr(0, p.rfind('/')));
+    // The work tree is the directory that holds the `megatron` package (and pretrain_gpt.py).
+    std::string tree = p.substr(0, p.rfind('/'));
+    for (const char* pkg : {"/megatron/core/", "/megatron/training/", "/megatron/legacy/",
+                            "/megatron/inference/", "/megatron/rl/", "/megatron/post_training/"}) {
+      auto m = p.rfind(pkg);
+      if (m != std::string::npos) {
+        tree = p.substr(0, m);
+        break;
+      }
+    }
+    trees.insert(tree);
   }
   return trees;
 }
@@ -390,7 +398,11 @@ void nccl_facts_and_checks(RootCauseReport& r, const std::vector<TimelineEntry>&
                         "compare sacct NodeList with the hosts that printed anything"));
   if (hang && (r.rule.find("watchdog") != std::string::npos || r.rule.find("heartbeat") != std::string::npos)) {
     std::string laggards;
-    if (!last_completed.empty()) {
+    if (last_completed.size() == 1) {
+      laggards = "only rank " + std::to_string(last_completed.begin()->first) +
+                 " reported its progress (last completed work " + std::to_string(last_completed.begin()->second) +
+                 "): the ranks that printed nothing never reached that collective";
+    } else if (!last_completed.empty()) {
       long long low = std::min_element(last_completed.begin(), last_completed.end(),
                                        [](auto& a, auto& b) { return a.second < b.second; })->second;
       std::vector<int> ranks;
@@ -399,6 +411,11 @@ void nccl_facts_and_checks(RootCauseReport& r, const std::vector<TimelineEntry>&
       laggards = "rank(s) " + compact_ranks(ranks) + " completed the fewest collectives (last completed work " +
                  std::to_string(low) + ")";
     }
+    std::string op = get(r.fields, "op"), timeout = get(r.fields, "timeout_ms");
+    r.headline = "Hang: " + (op.empty() ? std::string("a collective") : op) + " timed out" +
+                 (timeout.empty() ? "" : " after " + timeout + " ms") +
+                 (r.rank >= 0 ? " on rank " + std::to_string(r.rank) : "") + "; no rank crashed" +
+                 (f.count("last_iteration") ? ", last iteration " + f["last_iteration"] : "");
     out.push_back(check("hang", "A hang: no rank crashed, a collective never completed", "failed",
                         (laggards.empty() ? std::string("no rank printed its last completed work") : laggards) +
                             "; enable the flight recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1) to see which rank never joined"));
@@ -446,6 +463,8 @@ JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank) {
   std::string peak_any_where, peak_rank_where;
   for (const auto& fr : files) {
     for (const auto& fact : fr.facts) {
+      // Per-process values and Python's None say nothing about the job.
+      if (fact.value == "None" || fact.key == "rank" || fact.key == "local_rank") continue;
       std::string where = fr.file.display_path + ":" + std::to_string(fact.line);
       if (fact.key == "last_iteration") {
         long long v = std::atoll(fact.value.c_str());

@@ -1,11 +1,13 @@
 #include "extract.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <utility>
 
 #include "line_prefix.h"
+#include "megatron_config.h"
 #include "text_util.h"
 #include "timestamp.h"
 
@@ -52,6 +54,7 @@ struct StreamState {
   // line: an upper bound known before the traceback is complete (interleaved streams complete
   // late, at the next line of their own).
   std::optional<CivilTime> bound_since_exception;
+  ConfigExtractor config;  // Megatron/launcher facts of this stream
   std::string host;  // from NCCL headers of this stream
   int srun_task = -1, tee_local_rank = -1, rank = -1;
 };
@@ -164,6 +167,10 @@ class FileAnalyzer {
     std::optional<CivilTime> stamp = parse_timestamp(body);
     if (stamp) on_stamp(*stamp, stream, prefix);
 
+    std::size_t facts_before = new_facts_.size();
+    stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, new_facts_);
+    if (new_facts_.size() != facts_before) keep_facts();
+
     on_child_failure_table(body, line, stream, stamp);
 
     if (matcher_.line_candidate(body)) {
@@ -175,6 +182,25 @@ class FileAnalyzer {
         push(std::move(e), stream, stamp.has_value());
       }
     }
+  }
+
+  // Facts repeat (every iteration line, every GPU mention): keep the first value of a
+  // configuration key, the latest progress figures, and one memory peak per rank.
+  void keep_facts() {
+    for (auto& fact : new_facts_) {
+      bool progress = fact.key == "last_iteration" || fact.key == "lm_loss" || fact.key == "train_iters_total";
+      bool per_rank = fact.key == "peak_allocated_mb" || fact.key == "max_reserved_mb";
+      std::string slot = per_rank ? fact.key + "#" + std::to_string(fact.rank) : fact.key;
+      auto [it, inserted] = fact_slots_.try_emplace(slot, result_.facts.size());
+      if (inserted) {
+        result_.facts.push_back(std::move(fact));
+      } else if (progress) {
+        result_.facts[it->second] = std::move(fact);
+      } else if (per_rank && std::atof(fact.value.c_str()) > std::atof(result_.facts[it->second].value.c_str())) {
+        result_.facts[it->second] = std::move(fact);
+      }
+    }
+    new_facts_.clear();
   }
 
   // Event text that goes into reports must be valid UTF-8; repairs are reported once per file.
@@ -346,6 +372,8 @@ class FileAnalyzer {
   std::string scratch_;
   bool reported_escapes_ = false;
   bool reported_utf8_ = false;
+  std::vector<Fact> new_facts_;
+  std::unordered_map<std::string, std::size_t> fact_slots_;
   int table_index_ = 0;
   bool in_root_section_ = false;
   ChildFailure pending_child_;

@@ -82,7 +82,11 @@ class Scanner {
   void step() {
     char c = text_[i_];
     char next = peek(1);
-    if (c == '\n') {
+    if (c == '\n' && array_depth_ > 0) {  // NAME=( ... ) may span lines
+      end_word();
+      ++line_;
+      ++i_;
+    } else if (c == '\n') {
       end_word();
       end_command(false);
       ++line_;
@@ -130,6 +134,8 @@ class Scanner {
       end_command(next == '|');
       i_ += (next == '|' || next == '&') ? 2 : 1;
     } else {
+      if (c == '(' && have_word_ && word_.ends_with("=")) ++array_depth_;
+      if (c == ')' && array_depth_ > 0) --array_depth_;
       start_word();
       word_ += c;
       ++i_;
@@ -342,6 +348,7 @@ class Scanner {
   std::vector<char> blocks_;  // 'i' if/while, 'l' for/select, 'c' case
   std::vector<std::string> heredocs_;
   bool heredoc_next_ = false;
+  int array_depth_ = 0;
 };
 
 // --- the script model: assignments, options, launchers -------------------------------------

@@ -428,7 +428,7 @@ TEST_CASE("megatron_config: launcher echoes") {
       {"MY_MASTER_ADDR=node1 XNNODES=2", ""},
       {"MASTER_ADDR=", ""},
       {"START TIME: Sun Nov 29 15:54:12 UTC 2026", ""},
-      // Lower-case first byte: the gate does not look (see the limits in megatron_config.cc).
+      // Lower-case first byte: the env gate does not look (see parse_startup_line).
       {"torchrun --master-addr=node1 --nnodes=2", ""},
       {"INFO:megatron.core.distributed.distributed_data_parallel:Setting up DistributedDataParallel with config DistributedDataParallelConfig(grad_reduce_in_fp32=True, use_distributed_optimizer=False)",
        ""},
