@@ -788,18 +788,27 @@ bool from_first_node(std::string_view v) {
   return hosts && (squeezed_contains(v, {"|head-n1"}) || squeezed_contains(v, {"|head-1"}));
 }
 
+// True when `value` comes from the job's node list through variables assigned earlier
+// (`nodes=($(scontrol show hostnames ...)); head=${nodes[0]}; MASTER_ADDR=$head`).
+bool derives_from_node_list(const Model& m, std::string_view value, std::size_t before, int depth) {
+  if (squeezed_contains(value, {"scontrolshowhostname", "NODELIST"})) return true;
+  if (depth > 4) return false;
+  for (std::size_t i = value.find('$'); i != std::string_view::npos; i = value.find('$', i + 1)) {
+    std::size_t n = i + 1 + (i + 1 < value.size() && value[i + 1] == '{');
+    std::size_t end = n;
+    while (end < value.size() && is_name_char(value[end])) ++end;
+    const Assignment* a = end > n ? m.latest(value.substr(n, end - n), before) : nullptr;
+    if (a && derives_from_node_list(m, a->value, a->command, depth + 1)) return true;
+  }
+  return false;
+}
+
 std::optional<std::string> master_addr_problem(const Model& m, std::string_view value,
                                                std::size_t before) {
   if (from_first_node(value)) return std::nullopt;
-  // `head_node=${nodes[0]}` with `nodes=($(scontrol show hostnames ...))` one step earlier.
-  std::string name = Model::variable_reference(value);
-  if (name.empty() && value.starts_with("${") && value.ends_with("[0]}"))
-    name = value.substr(2, value.size() - 6);
-  if (const Assignment* a = name.empty() ? nullptr : m.latest(name, before)) {
-    if (from_first_node(a->value) ||
-        squeezed_contains(a->value, {"scontrolshowhostname", "NODELIST"}))
-      return std::nullopt;
-  }
+  if (!squeezed_contains(value, {"scontrolshowhostname"}) &&
+      derives_from_node_list(m, value, before, 0))
+    return std::nullopt;
   std::string v = m.expand(value, before);
   if (v == "localhost" || v == "127.0.0.1" || v == "0.0.0.0")
     return "MASTER_ADDR is " + v + ": every node looks for the rendezvous on itself, so ranks "

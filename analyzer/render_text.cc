@@ -80,8 +80,8 @@ std::string render_text(const Report& report, const TextStyle& style) {
   } else {
     const auto& r = *report.root_cause;
     std::string label = r.category == "nccl" ? "NCCL" : upper(r.category);
-    w.out() += w.paint("megatriage: FAILURE — " + label, "1;31") + ": " + printable(r.title) +
-               " (" + who(r.rank, r.local_rank, r.task, r.host) + ")\n";
+    // Verdict first; who and where follow in the headline and the root-cause block.
+    w.out() += w.paint("megatriage: FAILURE — " + label, "1;31") + "\n";
 
     w.wrapped("", "  ", printable(r.headline));
     w.heading("Root cause  [" + r.category + " · " + r.rule + " · confidence " + r.confidence + "]");

@@ -181,6 +181,8 @@ TEST_CASE("lint: master-addr") {
              "export MASTER_ADDR=\"$(scontrol show hostnames \"${SLURM_NODELIST}\" | head -1)\"",
              "MASTER_ADDR=`scontrol show hostnames $SLURM_JOB_NODELIST | head -n1`",
              "nodes=($(scontrol show hostnames \"$SLURM_JOB_NODELIST\")); export MASTER_ADDR=${nodes[0]}",
+             "head=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n1)\n"
+             "ip=$(getent hosts \"$head\" | awk '{print $1}')\nexport MASTER_ADDR=$ip",
          }) {
       CAPTURE(ok);
       CHECK(ids(with(kTemplate, line, ok)) == V{});
