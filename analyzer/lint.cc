@@ -65,7 +65,10 @@ class Scanner {
  public:
   Scanner(std::string_view text, std::uint64_t first_line, bool in_body, bool conditional,
           Script& out)
-      : text_(text), line_(first_line), in_body_(in_body), base_conditional_(conditional),
+      : text_(text),
+        line_(first_line),
+        in_body_(in_body),
+        base_conditional_(conditional),
         out_(out) {}
 
   void run() {
@@ -149,8 +152,9 @@ class Scanner {
   }
 
   void count_lines(std::size_t from, std::size_t to) {
-    line_ += static_cast<std::uint64_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(from),
-                                                   text_.begin() + static_cast<std::ptrdiff_t>(to), '\n'));
+    line_ += static_cast<std::uint64_t>(
+        std::count(text_.begin() + static_cast<std::ptrdiff_t>(from),
+                   text_.begin() + static_cast<std::ptrdiff_t>(to), '\n'));
   }
 
   void copy_single() {  // i_ at the opening quote; content is literal
@@ -269,8 +273,10 @@ class Scanner {
       heredoc_next_ = false;
     } else if (word_.starts_with("<<") && !word_.starts_with("<<<")) {
       std::string delim = word_.substr(word_.starts_with("<<-") ? 3 : 2);
-      if (delim.empty()) heredoc_next_ = true;
-      else heredocs_.push_back(std::move(delim));
+      if (delim.empty())
+        heredoc_next_ = true;
+      else
+        heredocs_.push_back(std::move(delim));
     }
     words_.push_back(std::move(word_));
     word_lines_.push_back(word_line_);
@@ -406,11 +412,15 @@ std::optional<OptionHit> find_option(const Words& w, std::size_t begin, std::siz
       bool is_short = name.size() == 2;
       if (!is_short && option_name(word) == name) {
         auto eq = word.find('=');
-        if (eq != std::string::npos) hit = OptionHit{word.substr(eq + 1), i};
-        else hit = OptionHit{i + 1 < end ? w[i + 1] : std::string(), i};
+        if (eq != std::string::npos)
+          hit = OptionHit{word.substr(eq + 1), i};
+        else
+          hit = OptionHit{i + 1 < end ? w[i + 1] : std::string(), i};
       } else if (is_short && word.starts_with(name)) {
-        if (word.size() == 2) hit = OptionHit{i + 1 < end ? w[i + 1] : std::string(), i};
-        else hit = OptionHit{word.substr(word[2] == '=' ? 3 : 2), i};
+        if (word.size() == 2)
+          hit = OptionHit{i + 1 < end ? w[i + 1] : std::string(), i};
+        else
+          hit = OptionHit{word.substr(word[2] == '=' ? 3 : 2), i};
       }
     }
   }
@@ -443,12 +453,32 @@ std::optional<Launch> find_launcher(const Command& c, std::size_t index) {
 
 // Where srun's own options end and the program it runs begins.
 std::size_t srun_program_start(const Words& w, std::size_t srun) {
-  static constexpr std::string_view kFlags[] = {
-      "-l", "--label", "-K", "--kill-on-bad-exit", "--exclusive", "--overlap", "-u",
-      "--unbuffered", "-Q", "--quiet", "-v", "--verbose", "--exact", "--pty", "-O",
-      "--overcommit", "--container-remap-root", "--no-container-remap-root",
-      "--container-mount-home", "--no-container-mount-home", "--container-writable",
-      "--no-container-entrypoint", "-X", "--disable-status", "--no-kill", "-k"};
+  static constexpr std::string_view kFlags[] = {"-l",
+                                                "--label",
+                                                "-K",
+                                                "--kill-on-bad-exit",
+                                                "--exclusive",
+                                                "--overlap",
+                                                "-u",
+                                                "--unbuffered",
+                                                "-Q",
+                                                "--quiet",
+                                                "-v",
+                                                "--verbose",
+                                                "--exact",
+                                                "--pty",
+                                                "-O",
+                                                "--overcommit",
+                                                "--container-remap-root",
+                                                "--no-container-remap-root",
+                                                "--container-mount-home",
+                                                "--no-container-mount-home",
+                                                "--container-writable",
+                                                "--no-container-entrypoint",
+                                                "-X",
+                                                "--disable-status",
+                                                "--no-kill",
+                                                "-k"};
   std::size_t j = srun + 1;
   while (j < w.size() && w[j].size() > 1 && w[j][0] == '-') {
     const std::string& o = w[j];
@@ -473,6 +503,10 @@ class Model {
   std::vector<Assignment> assignments;
   std::vector<Launch> launches;
 
+ private:
+  mutable int expansion_budget_ = 0;
+
+ public:
   const Assignment* latest(std::string_view name, std::size_t before_command) const {
     const Assignment* found = nullptr;
     for (const Assignment& a : assignments)
@@ -483,9 +517,11 @@ class Model {
   // Substitutes `$X`, `${X}` and `${X:-default}` with values assigned earlier in the script.
   // Unknown variables, conditional assignments and `$(...)` stay as written.
   std::string expand(std::string_view v, std::size_t before, int depth = 0) const {
+    // The budget bounds pathological chains such as A=$B$B$B, B=$C$C$C, ...
+    if (depth == 0) expansion_budget_ = 4096;
     std::string out;
     for (std::size_t i = 0; i < v.size();) {
-      if (v[i] != '$' || depth > 8) {
+      if (v[i] != '$' || depth > 8 || --expansion_budget_ < 0) {
         out += v[i++];
         continue;
       }
@@ -517,9 +553,12 @@ class Model {
         i = std::max(n, i + 1);
       }
       const Assignment* a = name.empty() ? nullptr : latest(name, before);
-      if (a && !a->conditional) out += expand(a->value, a->command, depth + 1);
-      else if (!a && has_fallback) out += expand(fallback, before, depth + 1);
-      else out += v.substr(start, i - start);
+      if (a && !a->conditional)
+        out += expand(a->value, a->command, depth + 1);
+      else if (!a && has_fallback)
+        out += expand(fallback, before, depth + 1);
+      else
+        out += v.substr(start, i - start);
     }
     return out;
   }
@@ -617,8 +656,8 @@ class Model {
     const Command& c = s.commands[index];
     const Words& w = c.words;
     std::size_t j = 0;
-    bool declared = w[0] == "export" || w[0] == "declare" || w[0] == "typeset" ||
-                    w[0] == "local" || w[0] == "readonly";
+    bool declared = w[0] == "export" || w[0] == "declare" || w[0] == "typeset" || w[0] == "local" ||
+                    w[0] == "readonly";
     if (declared) j = 1;
     for (; j < w.size(); ++j) {
       if (declared && w[j].starts_with("-")) continue;
@@ -703,11 +742,13 @@ void check_no_venv(const Model& m, Findings& out) {
   if (!fs::is_directory(fs::path(target), ec) || ec) return;
   if (fs::is_directory(fs::path(target) / ".venv", ec) && !ec) return;
   add(out, dir->line, "lint.no-venv",
-      target + " exists but has no .venv: `uv sync` was not run in the work tree, so every "
-               "`uv run` on every node builds the environment inside the job (minutes per job, "
-               "and nodes race to write the same directory)",
-      "run `cd " + target + " && uv sync --extra training --extra dev` (or `--extra lts`) once "
-                            "on the login node before submitting");
+      target +
+          " exists but has no .venv: `uv sync` was not run in the work tree, so every "
+          "`uv run` on every node builds the environment inside the job (minutes per job, "
+          "and nodes race to write the same directory)",
+      "run `cd " + target +
+          " && uv sync --extra training --extra dev` (or `--extra lts`) once "
+          "on the login node before submitting");
 }
 
 void check_ntasks(const Model& m, Findings& out) {
@@ -716,7 +757,8 @@ void check_ntasks(const Model& m, Findings& out) {
       "spawns a worker per GPU; several tasks per node start several launchers per node that "
       "fight over the same GPUs and the rendezvous port";
   std::optional<long> nodes = 1;
-  if (auto n = m.sbatch({"--nodes", "-N"})) nodes = to_count(n->first.substr(0, n->first.find('-')));
+  if (auto n = m.sbatch({"--nodes", "-N"}))
+    nodes = to_count(n->first.substr(0, n->first.find('-')));
   auto per_node = m.sbatch({"--ntasks-per-node", "--tasks-per-node"});
   if (per_node) {
     auto v = to_count(per_node->first);
@@ -739,7 +781,8 @@ void check_ntasks(const Model& m, Findings& out) {
     std::size_t end = srun_program_start(c.words, p);
     auto gpu_ish = [](const std::string& v) {  // $GPUS_PER_NODE, $WORLD_SIZE: one task per GPU
       std::string up = v;
-      std::transform(up.begin(), up.end(), up.begin(), [](unsigned char ch) { return std::toupper(ch); });
+      std::transform(up.begin(), up.end(), up.begin(),
+                     [](unsigned char ch) { return std::toupper(ch); });
       return up.find("GPU") != std::string::npos || up.find("WORLD_SIZE") != std::string::npos;
     };
     auto pn = find_option(c.words, p + 1, end, {"--ntasks-per-node", "--tasks-per-node"});
@@ -754,7 +797,8 @@ void check_ntasks(const Model& m, Findings& out) {
     auto nt = find_option(c.words, p + 1, end, {"--ntasks", "-n"});
     if (!nt) continue;
     std::optional<long> srun_nodes = nodes;
-    if (auto sn = find_option(c.words, p + 1, end, {"--nodes", "-N"})) srun_nodes = m.count(sn->value, i);
+    if (auto sn = find_option(c.words, p + 1, end, {"--nodes", "-N"}))
+      srun_nodes = m.count(sn->value, i);
     auto n = m.count(nt->value, i);
     if ((n && srun_nodes && *n > *srun_nodes) || (!n && gpu_ish(nt->value)))
       add(out, c.line, "lint.ntasks-per-node",
@@ -811,12 +855,15 @@ std::optional<std::string> master_addr_problem(const Model& m, std::string_view 
     return std::nullopt;
   std::string v = m.expand(value, before);
   if (v == "localhost" || v == "127.0.0.1" || v == "0.0.0.0")
-    return "MASTER_ADDR is " + v + ": every node looks for the rendezvous on itself, so ranks "
+    return "MASTER_ADDR is " + v +
+           ": every node looks for the rendezvous on itself, so ranks "
            "on the other nodes wait until the rendezvous times out";
   if (!v.empty() && v.find_first_of("$`") == std::string::npos)
-    return "MASTER_ADDR is hard-coded to " + v + ": the first node changes with every "
+    return "MASTER_ADDR is hard-coded to " + v +
+           ": the first node changes with every "
            "allocation, so the other nodes connect to a host that is not in the job";
-  return "MASTER_ADDR=" + std::string(value) + " is not the allocation's first node: every "
+  return "MASTER_ADDR=" + std::string(value) +
+         " is not the allocation's first node: every "
          "node must agree on one rendezvous host, taken from the job's node list";
 }
 
@@ -827,10 +874,12 @@ bool has_rdzv(const Words& args) {
 }
 
 void check_master_addr(const Model& m, Findings& out) {
-  const char* fix = "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)";
+  const char* fix =
+      "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)";
   for (const Assignment& a : m.assignments)
     if (a.name == "MASTER_ADDR")
-      if (auto why = master_addr_problem(m, a.value, a.command)) add(out, a.line, "lint.master-addr", *why, fix);
+      if (auto why = master_addr_problem(m, a.value, a.command))
+        add(out, a.line, "lint.master-addr", *why, fix);
   for (const Launch& l : m.launches) {
     Words args = m.launcher_args(l);
     if (has_rdzv(args)) continue;
@@ -890,7 +939,8 @@ void check_launcher_args(const Model& m, Findings& out) {
 
 std::optional<long> gpus_per_node(const Model& m, std::uint64_t& line, std::string& spelled) {
   auto last_count = [](const std::string& v) {
-    return to_count(std::string_view(v).substr(v.rfind(':') == std::string::npos ? 0 : v.rfind(':') + 1));
+    return to_count(
+        std::string_view(v).substr(v.rfind(':') == std::string::npos ? 0 : v.rfind(':') + 1));
   };
   if (auto g = m.sbatch({"--gpus-per-node"})) {
     line = g->second;
@@ -929,7 +979,7 @@ void check_nproc_vs_gpus(const Model& m, Findings& out) {
     if (const Assignment* a = name.empty() ? nullptr : m.latest(name, l.command))
       via = " (" + name + "=" + a->value + " on line " + std::to_string(a->line) + ")";
     std::string effect = *n < *gpus ? "GPUs sit idle and the job runs on fewer ranks than planned"
-                                     : "ranks share GPUs or fail with an invalid device ordinal";
+                                    : "ranks share GPUs or fail with an invalid device ordinal";
     std::string fix = name.empty() ? "use --nproc-per-node=" + std::to_string(*gpus)
                                    : "set " + name + "=" + std::to_string(*gpus);
     add(out, m.s.commands[l.command].line, "lint.nproc-vs-gpus",
@@ -949,7 +999,8 @@ void check_cuda_device_max_connections(const Model& m, Findings& out) {
     if (v == "1" && fsdp) {
       add(out, a.line, "lint.cuda-device-max-connections",
           "CUDA_DEVICE_MAX_CONNECTIONS=1 together with " + fsdp->first + " (line " +
-              std::to_string(fsdp->second) + "): Torch-FSDP2 and Megatron-FSDP must not run "
+              std::to_string(fsdp->second) +
+              "): Torch-FSDP2 and Megatron-FSDP must not run "
               "with 1, which serialises the kernels their communication overlap depends on",
           "remove the export for FSDP runs (set it to 1 only for non-FSDP runs with TP>1 or "
           "CP>1 on pre-Blackwell GPUs)");
@@ -958,10 +1009,13 @@ void check_cuda_device_max_connections(const Model& m, Findings& out) {
                                       "which wants 32"
                                     : "";
       add(out, a.line, "lint.cuda-device-max-connections",
-          "CUDA_DEVICE_MAX_CONNECTIONS=" + a.value + " is set for every run, but the right value "
-          "depends on hardware and parallelism: 1 on pre-Blackwell GPUs with TP>1 or CP>1 and no "
-          "FSDP, not needed on Blackwell/GB200, never 1 with FSDP, 32 with "
-          "--overlap-moe-expert-parallel-comm" + moe,
+          "CUDA_DEVICE_MAX_CONNECTIONS=" + a.value +
+              " is set for every run, but the right value "
+              "depends on hardware and parallelism: 1 on pre-Blackwell GPUs with TP>1 or CP>1 and "
+              "no "
+              "FSDP, not needed on Blackwell/GB200, never 1 with FSDP, 32 with "
+              "--overlap-moe-expert-parallel-comm" +
+              moe,
           "set it only when the configuration needs it, e.g. `if (( TP > 1 || CP > 1 )); then "
           "export CUDA_DEVICE_MAX_CONNECTIONS=1; fi` on Hopper/Ampere, otherwise remove the line");
     }
@@ -984,8 +1038,9 @@ void check_node_local_paths(const Model& m, Findings& out) {
                     const std::string& expanded) {
     std::string shown = path == expanded ? path : path + " = " + expanded;
     add(out, line, "lint.node-local-path",
-        what + " writes to " + shown + ", which is node-local: it vanishes when the job ends and "
-               "the other nodes (and you, after the job) cannot see it",
+        what + " writes to " + shown +
+            ", which is node-local: it vanishes when the job ends and "
+            "the other nodes (and you, after the job) cannot see it",
         "write it to shared storage instead, e.g. under " + shared);
   };
   for (const Directive& d : m.s.directives)
@@ -995,14 +1050,16 @@ void check_node_local_paths(const Model& m, Findings& out) {
         report(d.line, "#SBATCH " + d.words[o->index].substr(0, d.words[o->index].find('=')),
                o->value, o->value);
 
-  static constexpr std::string_view kOutputs[] = {"--save", "--tensorboard-dir",
-                                                  "--wandb-save-dir", "--log-dir"};
+  static constexpr std::string_view kOutputs[] = {"--save", "--tensorboard-dir", "--wandb-save-dir",
+                                                  "--log-dir"};
   auto check_words = [&](const Words& w, std::uint64_t line, std::size_t before) {
     for (std::size_t j = 0; j < w.size(); ++j) {
       std::string name = option_name(w[j]);
       if (std::find(std::begin(kOutputs), std::end(kOutputs), name) == std::end(kOutputs)) continue;
       std::size_t eq = w[j].find('=');
-      std::string value = eq != std::string::npos ? w[j].substr(eq + 1) : j + 1 < w.size() ? w[j + 1] : "";
+      std::string value = eq != std::string::npos ? w[j].substr(eq + 1)
+                          : j + 1 < w.size()      ? w[j + 1]
+                                                  : "";
       std::string expanded = m.expand(value, before);
       if (is_node_local(expanded)) report(line, name, value, expanded);
     }
@@ -1024,12 +1081,14 @@ void check_node_local_paths(const Model& m, Findings& out) {
       std::string target;
       if (k < w.size() && w[k] == '>') {
         std::size_t t = w.find_first_not_of('>', k);
-        target = t == std::string::npos ? (j + 1 < c.words.size() ? c.words[j + 1] : "") : w.substr(t);
+        target =
+            t == std::string::npos ? (j + 1 < c.words.size() ? c.words[j + 1] : "") : w.substr(t);
         if (target.starts_with("&") || target.starts_with("/dev/null") ||
             target.starts_with("/dev/std"))
           continue;
         std::string expanded = m.expand(target, i);
-        if (is_node_local(expanded)) report(c.line, "the redirection " + w.substr(0, k + 1), target, expanded);
+        if (is_node_local(expanded))
+          report(c.line, "the redirection " + w.substr(0, k + 1), target, expanded);
       } else if ((tee || mkdir) && j > p && !w.starts_with("-")) {
         std::string expanded = m.expand(w, i);
         // mkdir alone is harmless; a node-local directory named for logs or checkpoints is not.
@@ -1038,7 +1097,8 @@ void check_node_local_paths(const Model& m, Findings& out) {
                          expanded.find("checkpoint") != std::string::npos ||
                          expanded.find("tensorboard") != std::string::npos ||
                          expanded.find("wandb") != std::string::npos;
-        if (outputish && is_node_local(expanded)) report(c.line, std::string(tee ? "tee" : "mkdir"), w, expanded);
+        if (outputish && is_node_local(expanded))
+          report(c.line, std::string(tee ? "tee" : "mkdir"), w, expanded);
       }
     }
   }

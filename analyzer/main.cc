@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 
+#include "lint.h"
 #include "render.h"
 #include "rules.h"
 #include "triage.h"
@@ -25,6 +27,8 @@ Examples:
   megatriage logs/job-123.err logs/job-123.out
   megatriage --rules ./site-rules logs/ add or override rules
   megatriage rules check [--rules DIR]  validate rule files and their samples
+  megatriage lint job.sbatch            check a batch script against the runbook's launch rules
+  megatriage --script job.sbatch logs/  triage, with the script's findings among the checks
 
 Exit codes: 0 no failure found, 1 failure found and reported, 2 usage error or nothing readable.
 )";
@@ -53,9 +57,42 @@ int rules_check(int argc, char** argv) {
   return problems == 0 ? 0 : 1;
 }
 
+// `megatriage lint SCRIPT...`: the runbook's launch rules. Exit 0 clean, 1 findings, 2 unreadable.
+int lint_command(int argc, char** argv) {
+  CLI::App app{"Check sbatch scripts against the runbook's launch rules", "megatriage lint"};
+  std::vector<std::string> scripts;
+  bool no_filesystem = false;
+  app.add_option("scripts", scripts, "sbatch scripts")->required();
+  app.add_flag("--no-filesystem", no_filesystem, "Do not look for <worktree>/.venv on this machine");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  megatriage::LintOptions options;
+  options.check_filesystem = !no_filesystem;
+  bool findings = false;
+  for (const auto& path : scripts) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      std::cerr << "megatriage: cannot read " << path << "\n";
+      return kExitUsage;
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto found = megatriage::lint_script(text, options);
+    findings = findings || !found.empty();
+    std::cout << megatriage::render_lint(path, found);
+  }
+  return findings ? 1 : 0;
+}
+
 }  // namespace
 
+int postmortem_command(int argc, char** argv);  // cli_postmortem.cc
+
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "postmortem") return postmortem_command(argc - 1, argv + 1);
+  if (argc >= 2 && std::string(argv[1]) == "lint") return lint_command(argc - 1, argv + 1);
   if (argc >= 3 && std::string(argv[1]) == "rules" && std::string(argv[2]) == "check")
     return rules_check(argc - 2, argv + 2);
 
@@ -76,6 +113,9 @@ int main(int argc, char** argv) {
                  "Extra rules directory; later ones override rules with the same id (repeatable)");
   app.add_option("--color", color, "Colour in the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--script", options.scripts,
+                 "The job's batch script: its launch problems join the checks (default: a "
+                 "*.sbatch/*.slurm beside the log directory)");
   app.add_flag("--follow-symlinks", options.follow_symlinks_outside,
                "Follow symlinks that point outside the given directories");
   app.add_flag("--no-prefilter", no_prefilter, "Debug: match every line with the full rule set")

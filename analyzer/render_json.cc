@@ -10,6 +10,21 @@ namespace {
 // ordered_json keeps keys in the order written: schema_version and verdict first, as documented.
 using json = nlohmann::ordered_json;
 
+// `megatriage postmortem`: what SLURM said about the job (README "Post-mortem on SLURM").
+json slurm_json(const SlurmJobInfo& s) {
+  auto str = [](const std::string& v) { return v.empty() ? json(nullptr) : json(repair_utf8(v)); };
+  auto num = [](long v) { return v >= 0 ? json(v) : json(nullptr); };
+  json steps = json::array();
+  for (const auto& st : s.steps)
+    steps.push_back({{"id", repair_utf8(st.id)}, {"state", repair_utf8(st.state)}, {"exit_code", str(st.exit_code)}});
+  return {{"job_id", s.job_id}, {"name", str(s.name)}, {"state", str(s.state)},
+          {"exit_code", str(s.exit_code)}, {"exit_status", num(s.exit_status)}, {"signal", num(s.signal)},
+          {"derived_exit_code", str(s.derived_exit_code)}, {"elapsed", str(s.elapsed)},
+          {"time_limit", str(s.time_limit)}, {"node_list", str(s.node_list)}, {"work_dir", str(s.work_dir)},
+          {"user", str(s.user)}, {"steps", steps}, {"cancelled_by", num(s.cancelled_by)},
+          {"time_limit_hit", s.time_limit_hit}, {"out_of_memory", s.out_of_memory}, {"node_fail", s.node_fail}};
+}
+
 json nullable_int(int v) { return v >= 0 ? json(v) : json(nullptr); }
 json nullable_str(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 json nullable_time(const std::optional<std::int64_t>& us) {
@@ -118,7 +133,11 @@ std::string render_json(const Report& report) {
   }
   doc["diagnostics"] = diags;
   doc["ordering"] = report.ordering;
+  json scripts = json::array();
+  for (const auto& path : report.scripts) scripts.push_back(clean(path));
+  doc["scripts"] = scripts;
   doc["rules"] = {{"count", report.rule_count}};
+  if (report.slurm) doc["slurm"] = slurm_json(*report.slurm);
   // Replace, never throw, on anything that slipped through unrepaired.
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

@@ -70,6 +70,26 @@ std::string upper(std::string s) {
   return s;
 }
 
+// `megatriage postmortem`: the job as SLURM saw it.
+void slurm_section(Writer& w, const SlurmJobInfo& s) {
+  w.heading("SLURM");
+  std::string job = "job " + printable(s.job_id) + (s.name.empty() ? "" : " (" + printable(s.name) + ")");
+  if (!s.user.empty()) job += ", user " + printable(s.user);
+  if (!s.node_list.empty()) job += ", nodes " + printable(s.node_list);
+  w.wrapped("  ", "    ", job);
+  std::string state = "state " + printable(s.state);
+  if (s.cancelled_by >= 0) state += " by uid " + std::to_string(s.cancelled_by);
+  state += ", exit code " + describe_exit_code(s.exit_code);
+  if (!s.derived_exit_code.empty()) state += ", derived " + describe_exit_code(s.derived_exit_code);
+  w.wrapped("  ", "    ", state);
+  w.wrapped("  ", "    ", "elapsed " + (s.elapsed.empty() ? std::string("?") : printable(s.elapsed)) + " of limit " +
+                             (s.time_limit.empty() ? std::string("?") : printable(s.time_limit)));
+  std::string steps;
+  for (const auto& st : s.steps)
+    steps += (steps.empty() ? "steps: " : ", ") + printable(st.id) + " " + printable(st.state) + " " + printable(st.exit_code);
+  if (!steps.empty()) w.wrapped("  ", "    ", steps);
+}
+
 }  // namespace
 
 std::string render_text(const Report& report, const TextStyle& style) {
@@ -116,6 +136,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
       for (const auto& c : r.chain) w.wrapped("    - ", "      ", printable(c));
     }
   }
+  if (report.slurm) slurm_section(w, *report.slurm);
 
   if (!report.symptoms.empty()) {
     w.heading(report.root_cause ? "What followed (symptoms and other failures)" : "Noise seen");

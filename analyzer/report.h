@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "diagnostics.h"
+#include "slurm_job.h"
 #include "traceback.h"
 
 namespace megatriage {
@@ -79,8 +80,10 @@ struct Report {
   std::vector<FileSummary> files;
   std::vector<Diagnostic> diagnostics;
   std::vector<std::string> rules_dirs;
+  std::vector<std::string> scripts;   // batch scripts linted into the checks
   std::size_t rule_count = 0;
   std::string ordering;        // how sure the ordering is, in words
+  std::optional<SlurmJobInfo> slurm;  // `megatriage postmortem`: what SLURM says about the job
 };
 
 }  // namespace megatriage

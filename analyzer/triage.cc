@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <thread>
 
 #include "checks.h"
 #include "classify.h"
 #include "discover.h"
+#include "lint.h"
 #include "root_cause.h"
 #include "rule_matcher.h"
 #include "rules.h"
@@ -96,6 +100,61 @@ std::string ordering_summary(const std::vector<FileResult>& results) {
          " lines carry a timestamp; unstamped events are placed between their stream's stamps";
 }
 
+// The job's batch script: given with --script, else a *.sbatch / *.slurm file in a log
+// directory argument or its parent (sbatch is usually run from the folder holding logs/).
+std::vector<std::string> find_scripts(const TriageOptions& options) {
+  if (!options.scripts.empty()) return options.scripts;
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  for (const auto& arg : options.paths) {
+    std::error_code ec;
+    fs::path dir(arg);
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const fs::path& where : {dir, dir.lexically_normal().parent_path()}) {
+      fs::path base = where.empty() ? fs::path(".") : where;
+      std::vector<std::string> here;
+      for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string ext = it->path().extension().string();
+        if ((ext == ".sbatch" || ext == ".slurm") && it->is_regular_file(ec))
+          here.push_back((where.empty() ? it->path().filename() : it->path()).string());
+      }
+      std::sort(here.begin(), here.end());
+      for (auto& h : here)
+        if (std::find(found.begin(), found.end(), h) == found.end()) found.push_back(h);
+    }
+  }
+  return found;
+}
+
+// Lint findings join the root cause's checks; some can explain the failure by themselves.
+void add_script_findings(Report& report, const std::vector<std::string>& scripts,
+                         DiagnosticSink& diags) {
+  for (const auto& path : scripts) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      diags.add(Severity::Warning, "lint.script-unreadable", "cannot read the batch script", path);
+      continue;
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    report.scripts.push_back(path);
+    if (!report.root_cause) continue;
+    LintOptions lint_options;
+    lint_options.check_filesystem = false;  // the work tree lives on the cluster, not here
+    for (const auto& f : lint_script(text, lint_options)) {
+      auto& r = *report.root_cause;
+      r.checks.insert(r.checks.end() - static_cast<long>(std::count_if(r.checks.begin(), r.checks.end(),
+                                                                      [](const CheckResult& c) { return c.id == "advice"; })),
+                      CheckResult{f.rule, f.why, "failed", path + ":" + std::to_string(f.line) + ": " + f.fix});
+      bool explains = (r.category == "import" &&
+                       (f.rule == "lint.bare-torchrun" || f.rule == "lint.no-cd-worktree" || f.rule == "lint.no-venv")) ||
+                      (r.category == "nccl" &&
+                       (f.rule == "lint.master-addr" || f.rule == "lint.launcher-args" || f.rule == "lint.ntasks-per-node")) ||
+                      (r.category == "shape" && f.rule == "lint.nproc-vs-gpus");
+      if (explains) r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + path + ":" + std::to_string(f.line));
+    }
+  }
+}
+
 }  // namespace
 
 TriageOutcome run_triage(const TriageOptions& options) {
@@ -139,6 +198,7 @@ TriageOutcome run_triage(const TriageOptions& options) {
   } else {
     report.verdict = "no_failure";
   }
+  add_script_findings(report, find_scripts(options), run_diags);
   report.symptoms = group_symptoms(timeline, finding, matcher);
   report.ordering = ordering_summary(results);
 

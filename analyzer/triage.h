@@ -13,6 +13,8 @@ namespace megatriage {
 struct TriageOptions {
   std::vector<std::string> paths{"logs"};
   std::vector<std::string> rules_dirs;   // extra --rules directories, applied after the default
+  std::vector<std::string> scripts;      // --script: the job's batch script(s); empty: look for
+                                         // *.sbatch / *.slurm beside the log directories
   unsigned jobs = 0;                     // 0: hardware threads
   bool prefilter = true;                 // hidden debug switch for invariance tests
   bool follow_symlinks_outside = false;

@@ -21,6 +21,8 @@ endforeach()
 
 add_test(NAME e2e.cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/cli_test.sh $<TARGET_FILE:megatriage>
                               ${CMAKE_SOURCE_DIR}/fixtures)
+add_test(NAME e2e.lint COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/lint_test.sh $<TARGET_FILE:megatriage>
+                               ${CMAKE_SOURCE_DIR}/fixtures/lint)
 add_test(NAME e2e.bad-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input_test.sh
                                     $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures
                                     $<TARGET_FILE:megatriage_label_check>)

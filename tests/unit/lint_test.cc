@@ -1,14 +1,13 @@
+#include "lint.h"
+
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <system_error>
 #include <vector>
-
-#include <unistd.h>
-
-#include "lint.h"
 
 using namespace megatriage;
 
@@ -167,20 +166,23 @@ TEST_CASE("lint: bare-torchrun") {
   CHECK(ids(with(kTemplate, "uv run python -m torch.distributed.run", "/opt/venv/bin/torchrun"))
             .size() == 1);
   SUBCASE("torchrun inside the venv, or merely mentioned, is fine") {
-    CHECK(ids(with(kTemplate, "uv run python -m torch.distributed.run", "uv run torchrun")) == V{});
+    CHECK(ids(with(kTemplate, "uv run python -m torch.distributed.run", "uv run torchrun")) ==
+          V{});
     CHECK(ids(kTemplate + "echo torchrun finished\n") == V{});
   }
 }
 
 TEST_CASE("lint: master-addr") {
-  const std::string line = "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)";
+  const std::string line =
+      "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)";
   const V bad{std::to_string(kMasterAddrLine) + " lint.master-addr"};
   SUBCASE("accepted spellings") {
     for (const char* ok : {
              "export MASTER_ADDR=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)",
              "export MASTER_ADDR=\"$(scontrol show hostnames \"${SLURM_NODELIST}\" | head -1)\"",
              "MASTER_ADDR=`scontrol show hostnames $SLURM_JOB_NODELIST | head -n1`",
-             "nodes=($(scontrol show hostnames \"$SLURM_JOB_NODELIST\")); export MASTER_ADDR=${nodes[0]}",
+             "nodes=($(scontrol show hostnames \"$SLURM_JOB_NODELIST\")); export "
+             "MASTER_ADDR=${nodes[0]}",
              "head=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n1)\n"
              "ip=$(getent hosts \"$head\" | awk '{print $1}')\nexport MASTER_ADDR=$ip",
          }) {
@@ -195,7 +197,9 @@ TEST_CASE("lint: master-addr") {
     CHECK(localhost[0].why.find("localhost") != std::string::npos);
     CHECK(ids(with(kTemplate, line, "export MASTER_ADDR=10.0.3.17")) == bad);
     CHECK(ids(with(kTemplate, line, "export MASTER_ADDR=$(hostname)")) == bad);
-    CHECK(ids(with(kTemplate, line, "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | tail -n1)")) == bad);
+    CHECK(ids(with(kTemplate, line,
+                   "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | tail "
+                   "-n1)")) == bad);
   }
   SUBCASE("never set, or hard-coded on the launcher") {
     CHECK(ids(with(kTemplate, line + "\n", "\n")) ==
@@ -215,8 +219,8 @@ TEST_CASE("lint: launcher-args names what is missing") {
   CHECK(f[0].why.find("--nnodes") == std::string::npos);
   CHECK(f[0].fix.find("--master-port='\"${MASTER_PORT}\"'") != std::string::npos);
   SUBCASE("underscore spellings count") {
-    CHECK(ids(with(with(kTemplate, "--nproc-per-node=", "--nproc_per_node="), "--node-rank=",
-                   "--node_rank=")) == V{});
+    CHECK(ids(with(with(kTemplate, "--nproc-per-node=", "--nproc_per_node="),
+                   "--node-rank=", "--node_rank=")) == V{});
   }
   SUBCASE("c10d rendezvous replaces address, port and node rank") {
     std::string rdzv = with(with(with(kTemplate, "    --node-rank=${NODE_RANK} \\\n", ""),
@@ -244,10 +248,13 @@ srun --ntasks-per-node=1 uv run python -m torch.distributed.run ${DISTRIBUTED_AR
     CHECK(ids(with(s, "--nproc_per_node 8", "--nproc_per_node 4")) == V{"10 lint.nproc-vs-gpus"});
   }
   SUBCASE("outside a bash -c body the fix is spelled plainly") {
-    std::string s = "#!/bin/bash\ncd /w\nsrun uv run python -m torch.distributed.run "
-                    "--nnodes=2 --nproc-per-node=8 --node-rank=$SLURM_NODEID "
-                    "--master-addr=$MASTER_ADDR train.py\n";
-    auto g = lint(with(s, "#!/bin/bash\n", "#!/bin/bash\nexport MASTER_ADDR=$(scontrol show hostnames $SLURM_NODELIST | head -n1)\n"));
+    std::string s =
+        "#!/bin/bash\ncd /w\nsrun uv run python -m torch.distributed.run "
+        "--nnodes=2 --nproc-per-node=8 --node-rank=$SLURM_NODEID "
+        "--master-addr=$MASTER_ADDR train.py\n";
+    auto g = lint(with(s, "#!/bin/bash\n",
+                       "#!/bin/bash\nexport MASTER_ADDR=$(scontrol show hostnames "
+                       "$SLURM_NODELIST | head -n1)\n"));
     REQUIRE(g.size() == 1);
     CHECK(g[0].fix == "add --master-port=${MASTER_PORT} to the torch.distributed.run arguments");
   }
@@ -259,23 +266,29 @@ TEST_CASE("lint: nproc-vs-gpus") {
     auto f = lint(with(kTemplate, "export GPUS_PER_NODE=8", "export GPUS_PER_NODE=4"));
     REQUIRE(f.size() == 1);
     CHECK(f[0].line == kLauncherLine);
-    CHECK(f[0].why.find("GPUS_PER_NODE=4 on line " + std::to_string(kGpusVarLine)) != std::string::npos);
+    CHECK(f[0].why.find("GPUS_PER_NODE=4 on line " + std::to_string(kGpusVarLine)) !=
+          std::string::npos);
     CHECK(f[0].fix.find("GPUS_PER_NODE=8") != std::string::npos);
   }
   SUBCASE("a literal on the launcher, --gres and ${X:-default}") {
-    CHECK(ids(with(kTemplate, "--nproc-per-node='\"${GPUS_PER_NODE}\"'", "--nproc-per-node=2")) == bad);
+    CHECK(ids(with(kTemplate, "--nproc-per-node='\"${GPUS_PER_NODE}\"'", "--nproc-per-node=2")) ==
+          bad);
     CHECK(ids(with(kTemplate, "--gpus-per-node=8", "--gpus-per-node=h100:4")) == bad);
     CHECK(ids(with(kTemplate, "#SBATCH --gpus-per-node=8", "#SBATCH --gres=gpu:h100:4")) == bad);
     CHECK(ids(with(kTemplate, "#SBATCH --gpus-per-node=8", "#SBATCH --gres=gpu:8")) == V{});
-    CHECK(ids(with(kTemplate, "export GPUS_PER_NODE=8", "export GPUS_PER_NODE=${GPUS:-4}")) == bad);
+    CHECK(ids(with(kTemplate, "export GPUS_PER_NODE=8", "export GPUS_PER_NODE=${GPUS:-4}")) ==
+          bad);
   }
   SUBCASE("unknown values are not compared") {
-    CHECK(ids(with(kTemplate, "export GPUS_PER_NODE=8", "export GPUS_PER_NODE=$SLURM_GPUS_ON_NODE")) == V{});
-    CHECK(ids(with(kTemplate, "export GPUS_PER_NODE=8", "export GPUS_PER_NODE=<GPUS_PER_NODE>")) == V{});
+    CHECK(ids(with(kTemplate, "export GPUS_PER_NODE=8",
+                   "export GPUS_PER_NODE=$SLURM_GPUS_ON_NODE")) == V{});
+    CHECK(ids(with(kTemplate, "export GPUS_PER_NODE=8",
+                   "export GPUS_PER_NODE=<GPUS_PER_NODE>")) == V{});
     CHECK(ids(with(kTemplate, "#SBATCH --gpus-per-node=8\n", "")) == V{});
     // A value chosen in an if/else is not a literal the script always has.
     CHECK(ids(with(kTemplate, "export GPUS_PER_NODE=8",
-                   "if [[ $SLURM_JOB_PARTITION == small ]]; then\n  GPUS_PER_NODE=4\nfi")) == V{});
+                   "if [[ $SLURM_JOB_PARTITION == small ]]; then\n  GPUS_PER_NODE=4\nfi")) ==
+          V{});
   }
 }
 
@@ -292,8 +305,10 @@ TEST_CASE("lint: cuda-device-max-connections") {
     CHECK(ids(with(kTemplate, comment,
                    "if (( TP > 1 )); then\n  export CUDA_DEVICE_MAX_CONNECTIONS=1\nfi")) == V{});
     CHECK(ids(with(kTemplate, comment,
-                   "case $GPU in\n  h100) export CUDA_DEVICE_MAX_CONNECTIONS=1 ;;\nesac")) == V{});
-    CHECK(ids(with(kTemplate, comment, "[[ $TP -gt 1 ]] && export CUDA_DEVICE_MAX_CONNECTIONS=1")) == V{});
+                   "case $GPU in\n  h100) export CUDA_DEVICE_MAX_CONNECTIONS=1 ;;\nesac")) ==
+          V{});
+    CHECK(ids(with(kTemplate, comment,
+                   "[[ $TP -gt 1 ]] && export CUDA_DEVICE_MAX_CONNECTIONS=1")) == V{});
     CHECK(ids(kTemplate) == V{});
   }
   SUBCASE("1 with FSDP is the stronger finding, once") {
@@ -308,8 +323,8 @@ TEST_CASE("lint: cuda-device-max-connections") {
     CHECK(ids(with(kTemplate, "--pipeline-model-parallel-size 2", "--use-torch-fsdp2")) == V{});
   }
   SUBCASE("32 with --overlap-moe-expert-parallel-comm is what the runbook asks for") {
-    std::string moe = with(kTemplate, "--pipeline-model-parallel-size 2",
-                           "--overlap-moe-expert-parallel-comm");
+    std::string moe =
+        with(kTemplate, "--pipeline-model-parallel-size 2", "--overlap-moe-expert-parallel-comm");
     CHECK(ids(with(moe, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=32")) == V{});
     auto f = lint(with(moe, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1"));
     REQUIRE(f.size() == 1);
@@ -319,22 +334,28 @@ TEST_CASE("lint: cuda-device-max-connections") {
 
 TEST_CASE("lint: node-local-path") {
   const std::string rule = " lint.node-local-path";
-  CHECK(ids(with(kTemplate, "--output=logs/%x-%j.out", "--output=/tmp/%x-%j.out")) == V{"9" + rule});
+  CHECK(ids(with(kTemplate, "--output=logs/%x-%j.out", "--output=/tmp/%x-%j.out")) ==
+        V{"9" + rule});
   CHECK(ids(with(kTemplate, "#SBATCH --error=logs/%x-%j.err", "#SBATCH -e /dev/shm/%j.err")) ==
         V{"10" + rule});
   const std::string line = std::to_string(kLauncherLine) + rule;
-  CHECK(ids(with(kTemplate, "--save /lustre/fsw/llm/checkpoints/gpt", "--save ${TMPDIR}/ckpt")) == V{line});
-  CHECK(ids(with(kTemplate, "--save /lustre/fsw/llm/checkpoints/gpt", "--save=/local_nvme/ckpt")) == V{line});
+  CHECK(ids(with(kTemplate, "--save /lustre/fsw/llm/checkpoints/gpt", "--save ${TMPDIR}/ckpt")) ==
+        V{line});
+  CHECK(ids(with(kTemplate, "--save /lustre/fsw/llm/checkpoints/gpt",
+                 "--save=/local_nvme/ckpt")) == V{line});
   CHECK(ids(with(kTemplate, "--tensorboard-dir /lustre/fsw/llm/tensorboard/gpt",
                  "--tensorboard-dir /tmp/tb")) == V{line});
   SUBCASE("through a variable, an ARGS string, a redirection, tee and mkdir") {
-    std::string s = with(kTemplate, "export GPUS_PER_NODE=8",
-                         "export GPUS_PER_NODE=8\nCKPT=/tmp/$USER/ckpt");
+    std::string s =
+        with(kTemplate, "export GPUS_PER_NODE=8", "export GPUS_PER_NODE=8\nCKPT=/tmp/$USER/ckpt");
     CHECK(ids(with(s, "--save /lustre/fsw/llm/checkpoints/gpt", "--save $CKPT")) ==
           V{std::to_string(kLauncherLine + 1) + rule});
-    CHECK(ids(kTemplate + "EXTRA=\"--log-dir /dev/shm/logs --eval-iters 1\"\n") == V{"38" + rule});
-    CHECK(ids(with(kTemplate, "pretrain_gpt.py \\", "pretrain_gpt.py > /tmp/train.log 2>&1 \\")) == V{line});
-    CHECK(ids(with(kTemplate, "pretrain_gpt.py \\", "pretrain_gpt.py &>$TMPDIR/train.log \\")) == V{line});
+    CHECK(ids(kTemplate + "EXTRA=\"--log-dir /dev/shm/logs --eval-iters 1\"\n") ==
+          V{"38" + rule});
+    CHECK(ids(with(kTemplate, "pretrain_gpt.py \\",
+                   "pretrain_gpt.py > /tmp/train.log 2>&1 \\")) == V{line});
+    CHECK(ids(with(kTemplate, "pretrain_gpt.py \\", "pretrain_gpt.py &>$TMPDIR/train.log \\")) ==
+          V{line});
     CHECK(ids(kTemplate + "echo done | tee -a /tmp/status.txt\n") == V{"38" + rule});
     CHECK(ids(kTemplate + "mkdir -p /tmp/$USER/logs\n") == V{"38" + rule});
   }
@@ -342,7 +363,8 @@ TEST_CASE("lint: node-local-path") {
     CHECK(ids(kTemplate + "mkdir -p /tmp/triton-cache\n") == V{});
     CHECK(ids(kTemplate + "echo start >/dev/null 2>&1\n") == V{});
     CHECK(ids(kTemplate + "echo start > /tmpfs-shared/x.log\n") == V{});
-    CHECK(ids(with(kTemplate, "--save /lustre/fsw/llm/checkpoints/gpt", "--load /tmp/base")) == V{});
+    CHECK(ids(with(kTemplate, "--save /lustre/fsw/llm/checkpoints/gpt", "--load /tmp/base")) ==
+          V{});
   }
 }
 
@@ -370,11 +392,12 @@ TEST_CASE("lint: no-venv looks at the cd target on disk") {
 }
 
 TEST_CASE("lint: continuation lines keep the first line's number") {
-  std::string s = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gpus-per-node=8\ncd /w\n"
-                  "export MASTER_ADDR=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n1)\n"
-                  "srun --ntasks-per-node=1 \\\n  torchrun \\\n   --nnodes=2 \\\n"
-                  "   --nproc-per-node=4 \\\n   --node-rank=$SLURM_NODEID --master-addr=$MASTER_ADDR \\\n"
-                  "   --master-port=29500 train.py\n";
+  std::string s =
+      "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gpus-per-node=8\ncd /w\n"
+      "export MASTER_ADDR=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n1)\n"
+      "srun --ntasks-per-node=1 \\\n  torchrun \\\n   --nnodes=2 \\\n"
+      "   --nproc-per-node=4 \\\n   --node-rank=$SLURM_NODEID --master-addr=$MASTER_ADDR \\\n"
+      "   --master-port=29500 train.py\n";
   CHECK(ids(s) == V{"6 lint.bare-torchrun", "6 lint.nproc-vs-gpus"});
   SUBCASE("CRLF line ends") {
     std::string crlf;
@@ -384,12 +407,14 @@ TEST_CASE("lint: continuation lines keep the first line's number") {
 }
 
 TEST_CASE("lint: bash -c bodies, one-liners and here-documents") {
-  std::string s = "#!/bin/bash\n#SBATCH --nodes=2\n"
-                  "srun --ntasks-per-node=1 bash -c \"cd /w && torchrun --nnodes=2 "
-                  "--nproc-per-node=8 --rdzv-backend=c10d --rdzv-endpoint=$MASTER_ADDR:29500 t.py\"\n";
+  std::string s =
+      "#!/bin/bash\n#SBATCH --nodes=2\n"
+      "srun --ntasks-per-node=1 bash -c \"cd /w && torchrun --nnodes=2 "
+      "--nproc-per-node=8 --rdzv-backend=c10d --rdzv-endpoint=$MASTER_ADDR:29500 t.py\"\n";
   CHECK(ids(s) == V{"3 lint.bare-torchrun"});
   SUBCASE("a here-document is data, not commands") {
-    CHECK(ids("#!/bin/bash\ncat > cfg.sh <<'EOF'\ntorchrun --nnodes=1 t.py\nEOF\necho ok\n") == V{});
+    CHECK(ids("#!/bin/bash\ncat > cfg.sh <<'EOF'\ntorchrun --nnodes=1 t.py\nEOF\necho ok\n") ==
+          V{});
   }
   SUBCASE("bash -lc and sh -c are bodies too") {
     CHECK(ids(with(s, "bash -c", "bash -lc")) == V{"3 lint.bare-torchrun"});
