@@ -64,7 +64,15 @@ CheckResult world_size_product(const RootCauseReport& r) {
   auto cp = as_int(r.facts, "context_parallel_size");
   auto dp = as_int(r.facts, "data_parallel_size");
   if (r.rule == "megatron.world-size-not-divisible" || r.rule == "megatron.parallel-state-world-size") {
-    auto divisor = as_int(r.fields, "divisor");
+    // `16`, `tensor model parallel size (8)` or `total_model_size (total_model_size=16)`:
+    // the divisor is the last number printed.
+    std::optional<long long> divisor;
+    std::string d = get(r.fields, "divisor");
+    auto end = d.find_last_of("0123456789");
+    if (end != std::string::npos) {
+      auto begin = d.find_last_not_of("0123456789", end);
+      divisor = std::atoll(d.substr(begin == std::string::npos ? 0 : begin + 1, end).c_str());
+    }
     if (ws && divisor)
       return check("world_size_product", text, "failed",
                    "world size " + std::to_string(*ws) + " is not divisible by the model-parallel size " +
@@ -305,20 +313,30 @@ void import_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) 
   bool venv = false;
   std::string packages;
   std::set<std::string> trees = frame_trees(r.frames, venv, packages);
-  if (!trees.empty()) f["work_tree"] = *trees.begin();
+  // The launched script (outermost source frame) names the work tree the job meant to use.
+  std::string work_tree;
+  for (const auto& fr : r.frames) {
+    bool dummy = false;
+    std::string ignored;
+    auto t = frame_trees({fr}, dummy, ignored);
+    if (!t.empty()) { work_tree = *t.begin(); break; }
+  }
+  if (!work_tree.empty()) f["work_tree"] = work_tree;
   f["venv_in_frames"] = venv ? "true" : "false";
 
   if (trees.empty())
     out.push_back(check("work_tree", "The frames and the launch point to the intended work tree", "unknown",
                         "no source frames in the traceback"));
   else if (trees.size() > 1) {
-    std::string list;
-    for (const auto& t : trees) list += (list.empty() ? "" : ", ") + t;
+    std::string others;
+    for (const auto& t : trees)
+      if (t != work_tree) others += (others.empty() ? "" : ", ") + t;
     out.push_back(check("work_tree", "The frames and the launch point to the intended work tree", "failed",
-                        "code runs from several trees: " + list + " — `cd <MEGATRON_WORKTREE>` before the launch and drop stale copies"));
+                        "the script runs from " + work_tree + " but code is also imported from " + others +
+                            ": `cd <MEGATRON_WORKTREE>` before the launch and remove the stale copy from PYTHONPATH"));
   } else {
     out.push_back(check("work_tree", "The frames and the launch point to the intended work tree", "passed",
-                        "all frames are under " + *trees.begin() + ": confirm it is the work tree the job meant to run"));
+                        "all frames are under " + work_tree + ": confirm it is the work tree the job meant to run"));
   }
   if (venv)
     out.push_back(check("uv_sync", "`uv sync` was run: the venv has the module", "failed",
@@ -332,15 +350,34 @@ void import_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) 
     out.push_back(check("uv_sync", "`uv sync` was run: the venv has the module", "unknown",
                         "no installed-package frame in the traceback shows which interpreter ran"));
   std::string path = get(r.fields, "path");
-  if (!path.empty() && !trees.empty() && path.rfind(*trees.begin(), 0) != 0)
+  if (!path.empty() && !work_tree.empty() && path.rfind(work_tree, 0) != 0)
     out.push_back(check("pythonpath", "No stale PYTHONPATH or installed copy shadows the work tree", "failed",
-                        "the module was imported from " + path + ", outside " + *trees.begin()));
+                        "the module was imported from " + path + ", outside " + work_tree +
+                            ": a stale PYTHONPATH entry or an installed copy shadows the work tree"));
   else
     out.push_back(check("pythonpath", "No stale PYTHONPATH or installed copy shadows the work tree", "unknown",
                         "print PYTHONPATH in the batch script to see it in the logs"));
 }
 
-void nccl_facts_and_checks(RootCauseReport& r, const std::vector<TimelineEntry>& timeline,
+CheckResult same_command(const JobFacts& job) {
+  const std::string text = "Every rank ran the same command";
+  std::string differing, same;
+  for (const auto& [key, values] : job.launch_variants) {
+    if (values.size() > 1) {
+      differing += (differing.empty() ? "" : "; ") + key + " differs:";
+      for (const auto& [value, where] : values) differing += " " + value + " (" + where + ")";
+    } else {
+      same += (same.empty() ? "" : ", ") + key + "=" + values.begin()->first;
+    }
+  }
+  if (!differing.empty()) return check("same_command_all_ranks", text, "failed", differing);
+  if (!same.empty())
+    return check("same_command_all_ranks", text, "passed", "every file that printed them agrees: " + same);
+  return check("same_command_all_ranks", text, "unknown",
+               "no launch settings in the logs: echo MASTER_ADDR, MASTER_PORT and NNODES in the batch script");
+}
+
+void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::vector<TimelineEntry>& timeline,
                            const RuleMatcher& matcher, std::vector<CheckResult>& out) {
   Facts& f = r.facts;
   std::string peer = get(r.fields, "peer_host");
@@ -388,8 +425,7 @@ void nccl_facts_and_checks(RootCauseReport& r, const std::vector<TimelineEntry>&
     out.push_back(check("port_reachable", "The rendezvous port is free and reachable", "unknown", "no connection error names a peer"));
 
   // Different MASTER_PORT / MASTER_ADDR echoed by different files means different commands.
-  out.push_back(check("same_command_all_ranks", "Every rank ran the same command", "unknown",
-                      "compare the launch line of every node (echo it in the batch script)"));
+  out.push_back(same_command(job));
   if (!joined.empty())
     out.push_back(check("allocation", "Every node of the allocation joined", "failed",
                         joined + " clients joined the store: the missing node(s) never started, crashed early or used a different --master-addr/--master-port"));
@@ -466,6 +502,9 @@ JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank) {
       // Per-process values and Python's None say nothing about the job.
       if (fact.value == "None" || fact.key == "rank" || fact.key == "local_rank") continue;
       std::string where = fr.file.display_path + ":" + std::to_string(fact.line);
+      if (fact.key == "master_addr" || fact.key == "master_port" || fact.key == "nnodes" ||
+          fact.key == "nproc_per_node" || fact.key == "world_size_env")
+        job.launch_variants[fact.key].emplace(fact.value, where);
       if (fact.key == "last_iteration") {
         long long v = std::atoll(fact.value.c_str());
         if (v > last_iteration) {
@@ -516,7 +555,7 @@ void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
   } else if (r.category == "import") {
     import_facts_and_checks(r, evaluated);
   } else if (r.category == "nccl") {
-    nccl_facts_and_checks(r, timeline, matcher, evaluated);
+    nccl_facts_and_checks(r, job, timeline, matcher, evaluated);
   }
   if (r.category != "import" && r.category != "nccl") {
     // CUDA_DEVICE_MAX_CONNECTIONS matters for every training run; report it when decidable

@@ -21,6 +21,10 @@ namespace megatriage {
 struct JobFacts {
   std::map<std::string, std::string> values;
   std::map<std::string, std::string> where;
+  /// Launch settings (master_addr, master_port, nnodes, nproc_per_node, world_size_env) as each
+  /// file printed them: value → first file:line. More than one value means the nodes were
+  /// launched differently.
+  std::map<std::string, std::map<std::string, std::string>> launch_variants;
 };
 
 JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank);

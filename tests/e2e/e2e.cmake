@@ -26,3 +26,4 @@ add_test(NAME e2e.lint COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/lint_test.sh $
 add_test(NAME e2e.bad-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input_test.sh
                                     $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures
                                     $<TARGET_FILE:megatriage_label_check>)
+include(${CMAKE_SOURCE_DIR}/tests/slurm/slurm.cmake)

@@ -1,0 +1,93 @@
+// libFuzzer target: the whole "analyze one file" path on in-memory bytes with the built-in
+// rules, then the single-file rest of the pipeline (timeline, root cause, classify, checks,
+// both renderers). The first byte picks the compression and whether small limits are used, so
+// the decoders and every cap are exercised too. Properties checked beyond "no crash": the JSON
+// report is valid UTF-8 and the text report carries no terminal escape but our own SGR colours.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "checks.h"
+#include "classify.h"
+#include "extract.h"
+#include "render.h"
+#include "root_cause.h"
+#include "rules.h"
+#include "text_util.h"
+#include "timeline.h"
+
+using namespace megatriage;
+
+namespace {
+
+const RuleMatcher& builtin_matcher() {
+  static DiagnosticSink diags;
+  static RuleMatcher matcher(load_rules({default_rules_dir()}, diags), diags);
+  return matcher;
+}
+
+// ESC not followed by `[digits;...m`: an escape that did not come from our colouring.
+bool has_foreign_escape(const std::string& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\x1b') continue;
+    std::size_t j = i + 1;
+    if (j >= s.size() || s[j] != '[') return true;
+    ++j;
+    while (j < s.size() && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';')) ++j;
+    if (j >= s.size() || s[j] != 'm') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  const RuleMatcher& matcher = builtin_matcher();
+  std::uint8_t mode = data[0];
+  std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
+
+  SourceFile file;
+  file.path = file.display_path = "logs/fuzz-1-3.err";
+  file.size_bytes = bytes.size();
+  file.compression = static_cast<Compression>(mode % 5);
+  AnalyzeOptions options;
+  if (mode & 0x08) {  // small caps: every limit is hit with small inputs
+    options.read.max_decompressed_bytes = 4096;
+    options.split.max_line_bytes = 64;
+    options.split.buffer_bytes = 128;
+    options.traceback.max_frames = (mode >> 4) % 20;  // includes 0 and values below the head
+    options.traceback.max_message_lines = 2;
+    options.traceback.max_text_bytes = 16;
+  }
+  DiagnosticSink diags;
+  auto source = memory_source(std::move(bytes), file.compression, file.display_path, diags,
+                              options.read);
+  std::vector<FileResult> results;
+  results.push_back(analyze_source(file, *source, matcher, options, diags));
+  if (results.back().first_full_year == 0) apply_year(results.back(), 2026);
+
+  std::vector<TimelineEntry> timeline = merge_timeline(results);
+  std::optional<Finding> finding = select_root_cause(timeline, matcher);
+  Report report;
+  report.verdict = finding ? "failure" : "no_failure";
+  if (finding) {
+    report.root_cause = classify_root(*finding, timeline, matcher);
+    JobFacts job = collect_job_facts(results, finding->who.rank);
+    evaluate_checks(*report.root_cause, *timeline[finding->index].event, job, timeline, matcher);
+  }
+  report.symptoms = group_symptoms(timeline, finding, matcher);
+  report.diagnostics = results.back().diagnostics;
+  FileSummary s;
+  s.path = file.display_path;
+  s.bytes = results.back().bytes;
+  s.lines = results.back().lines;
+  report.files.push_back(s);
+
+  std::string json = render_json(report);
+  if (!is_valid_utf8(json)) __builtin_trap();
+  std::string text = render_text(report, TextStyle{true, 100});
+  if (has_foreign_escape(text)) __builtin_trap();
+  return 0;
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# End-to-end test of `megatriage postmortem` on a real SLURM 22.05 (tools/local-slurm), with the
+# three wirings exactly as README.md "Post-mortem on SLURM" shows them (only install paths are
+# replaced): an afternotok job, a strigger --fini program and EpilogSlurmctld. Jobs run as an
+# unprivileged user (mtuser, created if missing), in parallel: a Python exception (shape), a
+# time limit (--time=1, started first, checked last), a scancel, a cgroup OOM (--mem; only when
+# local-slurm runs with cgroup v1). Fails loudly when SLURM cannot start; stops it on exit.
+# Usage: postmortem_test.sh MEGATRIAGE SOURCE_DIR     (as root)
+set -euo pipefail
+MT=$(realpath "$1")
+SRC=$(realpath "$2")
+T0=$SECONDS
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "[postmortem-test $((SECONDS - T0))s] $*"; }
+[[ $(id -u) == 0 ]] || fail "must run as root (it starts SLURM's daemons)"
+
+BASE=$(mktemp -d /tmp/mt-slurm.XXXXXX)
+chmod 755 "$BASE"
+STATE=$BASE/slurm ADMIN=$BASE/admin HOOKS=$BASE/hooks JOBS=$BASE/jobs
+cleanup() {
+  local rc=$?
+  if (( rc != 0 )) && [[ -d $STATE/log ]]; then tail -n 20 "$STATE"/log/slurmctld.log >&2 || true; fi
+  "$SRC/tools/local-slurm/stop.sh" "$STATE" --wipe >/dev/null 2>&1 || true
+  rm -rf "$BASE"
+  note "done (rc $rc)"
+}
+trap cleanup EXIT
+mkdir -p "$ADMIN" "$HOOKS" "$JOBS"
+id mtuser >/dev/null 2>&1 || useradd -m mtuser
+MTUID=$(id -u mtuser)
+
+# --- the README's snippets --------------------------------------------------------------------
+snippet() {
+  awk -v n="$1" '$0 == "<!-- snippet: " n " -->" {f = 1; next}
+                 f && /^```/ {if (inside) exit; inside = 1; next}
+                 f && inside {print}' "$SRC/README.md"
+}
+localize() {
+  sed -e "s#/usr/local/bin/megatriage#$MT#g" -e "s#/usr/local/sbin/megatriage-trigger#$HOOKS/trigger.sh#g" \
+      -e "s#/var/log/megatriage#$ADMIN#g" -e "s#/etc/slurm/megatriage-epilog.sh#$HOOKS/epilog.sh#g"
+}
+for s in afternotok strigger-program strigger epilog; do
+  [[ -n $(snippet $s) ]] || fail "README.md has no '$s' snippet"
+done
+# EpilogSlurmctld gets no SLURM_CONF; local-slurm's slurm.conf is not at the default path.
+{ echo '#!/bin/sh'; echo "export SLURM_CONF=$STATE/etc/slurm.conf"; snippet epilog | localize | tail -n +2; } \
+  > "$HOOKS/epilog.sh"
+snippet strigger-program | localize > "$HOOKS/trigger.sh"
+chmod 755 "$HOOKS"/*.sh
+
+# --- SLURM ------------------------------------------------------------------------------------
+note "starting SLURM in $STATE"
+if ! LOCAL_SLURM_EPILOG_SLURMCTLD=$HOOKS/epilog.sh "$SRC/tools/local-slurm/start.sh" "$STATE" \
+     > "$BASE/env" 2> "$BASE/start.log"; then
+  cat "$BASE/start.log" >&2
+  fail "local SLURM did not start"
+fi
+eval "$(cat "$BASE/env")"
+CGROUP=$(. "$STATE/settings.env"; echo "$CGROUP")
+note "SLURM up (cgroup: $CGROUP)"
+
+# --- jobs, as mtuser --------------------------------------------------------------------------
+cp "$SRC/tests/slurm/train.py" "$JOBS/train.py"
+make_job() {  # make_job DIR MODE SBATCH-LINES...
+  local dir=$JOBS/$1 mode=$2; shift 2
+  mkdir -p "$dir/logs"
+  {
+    echo '#!/bin/bash'
+    echo "#SBATCH --job-name=gpt-$mode"
+    echo '#SBATCH --nodes=1'
+    echo '#SBATCH --ntasks=1'
+    printf '#SBATCH %s\n' "$@"
+    echo '#SBATCH --output=logs/%x-%j.out'
+    echo '#SBATCH --error=logs/%x-%j.err'
+    echo 'echo "START TIME: $(date)"'
+    echo "srun /usr/bin/python3 ../train.py $mode"
+  } > "$dir/job.sbatch"
+}
+make_job timeout hang --time=1 --mem=400M
+make_job fail shape --time=5 --mem=400M
+make_job cancel wait --time=5 --mem=400M
+make_job oom oom --time=5 --mem=150M
+chown -R mtuser "$JOBS"
+as_user() {  # as_user DIR COMMAND: a login-less shell of mtuser in DIR, megatriage on PATH
+  runuser -u mtuser -- env -i PATH="$(dirname "$MT"):/usr/bin:/bin" HOME=/home/mtuser \
+    SLURM_CONF="$SLURM_CONF" bash -c "cd '$1' && $2"
+}
+submit() { as_user "$JOBS/$1" "sbatch --parsable job.sbatch"; }
+
+JT=$(submit timeout)
+note "time-limit job $JT"
+# (1) user wiring: the README snippet, verbatim, in the job's directory.
+JF=$(as_user "$JOBS/fail" "$(snippet afternotok)"$'\necho "JOB_ID=$JOB_ID"' | sed -n 's/^JOB_ID=//p')
+[[ $JF =~ ^[0-9]+$ ]] || fail "the afternotok snippet did not submit the job"
+note "exception job $JF with an afternotok post-mortem job"
+# (2) admin wiring: strigger --fini.
+JOB_ID=$JF
+eval "$(snippet strigger | localize)"
+strigger --get --jobid="$JF" | grep -q "$JF" || fail "strigger did not register a trigger for $JF"
+# A symlink beside the job's logs pointing at a root-only file: its content must not leak.
+printf 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nRuntimeError: TOPSECRET-7f3a\n' \
+  > "$BASE/secret.txt"
+chmod 600 "$BASE/secret.txt"
+as_user "$JOBS/fail" "ln -s '$BASE/secret.txt' logs/secret-$JF.err"
+JC=$(submit cancel)
+note "scancel job $JC"
+JO=""
+if [[ $CGROUP == v1 ]]; then JO=$(submit oom); note "OOM job $JO"; else note "cgroup $CGROUP: no OOM case (no memory enforcement)"; fi
+
+wait_for() {  # wait_for SECONDS DESC CMD...
+  local secs=$1 desc=$2 end=$((SECONDS + $1)); shift 2
+  until "$@" >/dev/null 2>&1; do
+    (( SECONDS < end )) || fail "timed out after ${secs}s waiting for $desc"
+    sleep 0.5
+  done
+}
+json_get() {  # json_get FILE EXPR  (EXPR in Python over d)
+  /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+expect() {  # expect FILE EXPR VALUE
+  local got
+  got=$(json_get "$1" "$2") || fail "cannot read $1"
+  [[ $got == "$3" ]] || fail "$(basename "$1"): $2 is '$got', expected '$3'"
+}
+no_secret() { ! grep -rq TOPSECRET "$@" || fail "root-only content leaked into $*"; }
+
+wait_for 60 "job $JC to print iteration 3" grep -q 'iteration        3/' "$JOBS/cancel/logs/gpt-wait-$JC.out"
+as_user "$JOBS/cancel" "scancel $JC"
+
+# --- exception job: all three wirings ----------------------------------------------------------
+R=$JOBS/fail/logs/megatriage-$JF.json
+wait_for 60 "EpilogSlurmctld's report of $JF" test -s "$ADMIN/$JF.txt"
+wait_for 10 "the JSON report of $JF" test -s "$R"
+expect "$R" 'd["root_cause"]["category"]' shape
+expect "$R" 'd["slurm"]["state"]' FAILED
+expect "$R" 'd["slurm"]["exit_code"]' 1:0
+expect "$R" 'd["slurm"]["user"]' mtuser
+[[ $(stat -c %U "$R") == mtuser ]] || fail "$R is not owned by the job's user"
+grep -q "secret-$JF.err" "$R" || fail "the symlink beside the logs was not even tried"
+grep -q 'FAILURE — SHAPE' "$ADMIN/$JF.txt" || fail "epilog text report: $(cat "$ADMIN/$JF.txt")"
+grep -q '^SLURM' "$ADMIN/$JF.txt" || fail "no SLURM section in the text report"
+note "exception job: EpilogSlurmctld ok"
+wait_for 60 "the afternotok job's output" bash -c "grep -l 'FAILURE — SHAPE' '$JOBS'/fail/slurm-*.out"
+note "exception job: afternotok ok"
+wait_for 60 "the strigger program's report" grep -q 'FAILURE — SHAPE' "$ADMIN/trigger-$JF.txt"
+note "exception job: strigger ok"
+no_secret "$JOBS/fail" "$ADMIN"
+# Same report again (no wall-clock in it), written as the user into another directory.
+as_user "$JOBS/fail" "mkdir -p again && megatriage postmortem $JF --report-dir again --format json >/dev/null" \
+  && fail "postmortem of a failed job exited 0" || [[ $? == 1 ]] || fail "postmortem exit code is not 1"
+cmp "$R" "$JOBS/fail/again/megatriage-$JF.json" || fail "second run gave a different report"
+
+# --- scancel -------------------------------------------------------------------------------------
+R=$JOBS/cancel/logs/megatriage-$JC.json
+wait_for 60 "the report of cancelled job $JC" test -s "$R"
+expect "$R" 'd["slurm"]["state"]' CANCELLED
+expect "$R" 'd["slurm"]["cancelled_by"]' "$MTUID"
+expect "$R" 'd["root_cause"]["category"]' unknown
+expect "$R" '"cancelled by mtuser" in d["root_cause"]["title"]' True
+note "scancel ok"
+
+# --- cgroup OOM ------------------------------------------------------------------------------
+if [[ -n $JO ]]; then
+  R=$JOBS/oom/logs/megatriage-$JO.json
+  wait_for 60 "the report of OOM job $JO" test -s "$R"
+  expect "$R" 'd["root_cause"]["category"]' oom
+  expect "$R" 'd["slurm"]["out_of_memory"]' True
+  note "OOM ok (state $(json_get "$R" 'd["slurm"]["state"]'))"
+fi
+
+# --- usage errors --------------------------------------------------------------------------------
+rc=0; "$MT" postmortem 999999 2>"$BASE/err" || rc=$?
+[[ $rc == 2 ]] && grep -q 'not found' "$BASE/err" || fail "unknown job: rc $rc, $(cat "$BASE/err")"
+rc=0; "$MT" postmortem "$JF+0" 2>"$BASE/err" || rc=$?
+[[ $rc == 2 ]] && grep -q heterogeneous "$BASE/err" || fail "het job: rc $rc, $(cat "$BASE/err")"
+
+# --- time limit (started first; killed at 60-73 s) ----------------------------------------------
+R=$JOBS/timeout/logs/megatriage-$JT.json
+wait_for 150 "the report of time-limit job $JT" test -s "$R"
+expect "$R" 'd["slurm"]["state"]' TIMEOUT
+expect "$R" 'd["slurm"]["time_limit_hit"]' True
+expect "$R" 'd["root_cause"]["category"]' unknown
+expect "$R" '"hung" in d["root_cause"]["explain"]' True
+expect "$R" 'd["root_cause"]["facts"].get("last_iteration")' 3
+note "time limit ok"
+note "all SLURM post-mortem checks passed in $((SECONDS - T0))s"
