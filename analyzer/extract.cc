@@ -76,6 +76,10 @@ bool table_field(std::string_view body, std::string_view name, std::string_view&
   return true;
 }
 
+}  // namespace
+
+// Runs the per-line extractors over one file's lines. Copyable, so that a watcher can take a
+// snapshot "as if the file ended now" without disturbing the live state.
 class FileAnalyzer {
  public:
   FileAnalyzer(const SourceFile& file, const RuleMatcher& matcher, const AnalyzeOptions& options,
@@ -108,7 +112,7 @@ class FileAnalyzer {
     PeekedSource peeked(std::move(head), source);
     LineSplitter splitter(peeked, diags_, file_.display_path, options_.split);
     LineView line;
-    while (splitter.next(line)) on_line(line);
+    while (splitter.next(line)) analyze_line(line);
     for (auto& [key, stream] : streams_) {
       if (stream.builder.finish()) drain(stream);
     }
@@ -117,8 +121,23 @@ class FileAnalyzer {
     return finish_result();
   }
 
+  /// Ends every stream (cut-off tracebacks included) and returns the result. With
+  /// `keep_diagnostics` the shared sink keeps its items (snapshots).
+  FileResult finish_all(bool keep_diagnostics = false) {
+    for (auto& [key, stream] : streams_) {
+      if (stream.builder.finish()) drain(stream);
+    }
+    return finish_result(keep_diagnostics);
+  }
+
+  void on_line(const LineView& line) {
+    ++result_.lines;
+    result_.bytes = line.offset + line.text.size() + 1;
+    analyze_line(line);
+  }
+
  private:
-  FileResult finish_result() {
+  FileResult finish_result(bool keep_diagnostics = false) {
     // Hosts learnt from NCCL headers of a stream apply to all its events.
     for (auto& e : result_.events) {
       if (!e.who.host.empty()) continue;
@@ -129,12 +148,12 @@ class FileAnalyzer {
         }
       }
     }
-    result_.diagnostics = diags_.take();
+    result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
     return std::move(result_);
   }
 
-  void on_line(const LineView& line) {
+  void analyze_line(const LineView& line) {
     std::string_view text = line.text;
     if (std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
       // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
@@ -382,8 +401,6 @@ class FileAnalyzer {
   bool have_pending_child_ = false;
 };
 
-}  // namespace
-
 FileResult analyze_source(const SourceFile& file, ByteSource& source, const RuleMatcher& matcher,
                           const AnalyzeOptions& options, DiagnosticSink& diags) {
   FileAnalyzer analyzer(file, matcher, options, diags);
@@ -401,6 +418,51 @@ FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,
     return result;
   }
   return analyze_source(file, *source, matcher, options, diags);
+}
+
+IncrementalAnalyzer::IncrementalAnalyzer(SourceFile file, const RuleMatcher& matcher,
+                                         const AnalyzeOptions& options)
+    : file_(std::move(file)), options_(options),
+      analyzer_(std::make_unique<FileAnalyzer>(file_, matcher, options_, diags_)) {}
+
+IncrementalAnalyzer::~IncrementalAnalyzer() = default;
+
+void IncrementalAnalyzer::feed(std::string_view bytes) {
+  // The same line rules as LineSplitter: '\n' ends a line, CRLF and '\r' progress frames keep
+  // the text after the last '\r', NULs become spaces, over-long lines keep their head.
+  while (!bytes.empty()) {
+    std::size_t nl = bytes.find('\n');
+    std::string_view piece = bytes.substr(0, nl);
+    std::size_t room = options_.split.max_line_bytes > partial_.size() ? options_.split.max_line_bytes - partial_.size() : 0;
+    if (piece.size() > room) {
+      if (!cut_) diags_.add(Severity::Warning, "split.line-too-long",
+                            "line longer than " + std::to_string(options_.split.max_line_bytes) + " bytes; kept its head",
+                            file_.display_path, line_number_ + 1);
+      cut_ = true;
+    }
+    partial_.append(piece.substr(0, room));
+    if (nl == std::string_view::npos) break;
+    bytes.remove_prefix(nl + 1);
+    std::string line = std::move(partial_);
+    partial_.clear();
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (auto cr = line.rfind('\r'); cr != std::string::npos) line.erase(0, cr + 1);
+    for (auto& c : line)
+      if (c == '\0') c = ' ';
+    LineView view;
+    view.text = line;
+    view.number = ++line_number_;
+    view.offset = offset_;
+    view.cut = cut_;
+    analyzer_->on_line(view);
+    offset_ += line.size() + 1;  // approximate for cut/CR lines; only used for ordering ties
+    cut_ = false;
+  }
+}
+
+FileResult IncrementalAnalyzer::snapshot() const {
+  FileAnalyzer copy = *analyzer_;
+  return copy.finish_all(/*keep_diagnostics=*/true);
 }
 
 void apply_year(FileResult& result, int year) {

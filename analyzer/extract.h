@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,33 @@ FileResult analyze_source(const SourceFile& file, ByteSource& source, const Rule
 /// Opens and analyzes one file (the per-file worker entry point).
 FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,
                         const AnalyzeOptions& options);
+
+class FileAnalyzer;
+
+/// "Analyze one file" fed by appended bytes, for the watcher: complete lines are analysed as they
+/// arrive; a partial last line waits for its '\n'. Not thread-safe.
+class IncrementalAnalyzer {
+ public:
+  IncrementalAnalyzer(SourceFile file, const RuleMatcher& matcher, const AnalyzeOptions& options);
+  ~IncrementalAnalyzer();
+  IncrementalAnalyzer(const IncrementalAnalyzer&) = delete;
+  IncrementalAnalyzer& operator=(const IncrementalAnalyzer&) = delete;
+
+  /// Analyses the complete lines in `bytes` (appended to the file since the last call).
+  void feed(std::string_view bytes);
+  /// The result as if the file ended now: tracebacks whose exception line has arrived are
+  /// included. The live state is not changed.
+  FileResult snapshot() const;
+
+ private:
+  SourceFile file_;
+  AnalyzeOptions options_;
+  DiagnosticSink diags_;
+  std::unique_ptr<FileAnalyzer> analyzer_;
+  std::string partial_;
+  std::uint64_t line_number_ = 0, offset_ = 0;
+  bool cut_ = false;
+};
 
 /// Re-resolves year-less stamps of `result` against `year` (used when the file printed no
 /// year and the job-wide year is known only after every file is read).

@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)parse_args_dump_line(body, key, value);
     std::vector<Fact> ws;
     (void)parse_world_size_line(body, ws);
-    extractor.feed(body, ++line, static_cast<int>(line % 4) - 1, facts);
+    ++line;
+    extractor.feed(body, line, static_cast<int>(line % 4) - 1, facts);
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }

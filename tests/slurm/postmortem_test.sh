@@ -120,7 +120,10 @@ json_get() {  # json_get FILE EXPR  (EXPR in Python over d)
 expect() {  # expect FILE EXPR VALUE
   local got
   got=$(json_get "$1" "$2") || fail "cannot read $1"
-  [[ $got == "$3" ]] || fail "$(basename "$1"): $2 is '$got', expected '$3'"
+  if [[ $got != "$3" ]]; then
+    json_get "$1" 'json.dumps({k: d[k] for k in ("root_cause", "files", "slurm")}, indent=1)' | head -c 6000 >&2
+    fail "$(basename "$1"): $2 is '$got', expected '$3'"
+  fi
 }
 no_secret() { ! grep -rq TOPSECRET "$@" || fail "root-only content leaked into $*"; }
 

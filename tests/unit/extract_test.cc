@@ -200,3 +200,48 @@ TEST_CASE("root_cause: an unrecognised exception is a cause of category unknown"
   CHECK(r.time_basis == "none");
 }
 }
+
+TEST_SUITE("extract") {
+TEST_CASE("extract: incremental feeding in any chunk size finds the same events as one pass") {
+  const std::string text =
+      "[rank1]:[W1129 15:00:00.000000000 x.cpp:1] step\r\n"
+      "epoch 10%\repoch 100%\n"
+      "[rank1]: Traceback (most recent call last):\n"
+      "[rank1]:   File \"/ws/t.py\", line 9, in step\n"
+      "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.11 GiB of which 1.02 GiB is free.\n"
+      "E1129 15:00:30.000000 7 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) local_rank: 0 (pid: 9) of binary: python3\n"
+      "[rank0]:[E1129 15:01:00.000000000 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=13, OpType=ALLREDUCE, NumelIn=4, NumelOut=4, Timeout(ms)=30000) ran for 30038 milliseconds before timing out.\n";
+  FileResult whole = analyze_text(text);
+  auto key = [](const FileResult& r) {
+    std::string s;
+    for (const auto& e : r.events) s += std::to_string(e.origin.line) + ":" + e.text + "|";
+    return s;
+  };
+  for (std::size_t chunk : {1u, 3u, 7u, 64u, 4096u}) {
+    SourceFile file;
+    file.display_path = "logs/x.err";
+    IncrementalAnalyzer inc(file, repo_matcher(), AnalyzeOptions{});
+    for (std::size_t i = 0; i < text.size(); i += chunk) inc.feed(std::string_view(text).substr(i, chunk));
+    FileResult r = inc.snapshot();
+    apply_year(r, 2026);
+    CHECK(key(r) == key(whole));
+    CHECK(r.lines == 7);
+  }
+}
+
+TEST_CASE("extract: a snapshot includes a traceback whose exception line has arrived") {
+  SourceFile file;
+  file.display_path = "logs/x.err";
+  IncrementalAnalyzer inc(file, repo_matcher(), AnalyzeOptions{});
+  inc.feed("[rank3]: Traceback (most recent call last):\n[rank3]:   File \"/ws/t.py\", line 1, in f\n");
+  CHECK(inc.snapshot().events.empty() == false);  // cut-off traceback (incomplete) is visible
+  CHECK(inc.snapshot().events[0].traceback.incomplete);
+  inc.feed("[rank3]: ModuleNotFoundError: No module named 'wandb'\n");
+  FileResult r = inc.snapshot();
+  REQUIRE(r.events.size() == 1);
+  CHECK_FALSE(r.events[0].traceback.incomplete);
+  CHECK(r.events[0].text == "ModuleNotFoundError: No module named 'wandb'");
+  inc.feed("[rank3]: partial line without newline");
+  CHECK(inc.snapshot().lines == 3);
+}
+}
