@@ -99,6 +99,7 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
     }
   }
   r.confidence = finding.confidence;
+  r.basis = finding.basis;
   r.reasons.insert(r.reasons.begin(), finding.reasons.begin(), finding.reasons.end());
   return r;
 }

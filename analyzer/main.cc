@@ -12,6 +12,7 @@
 #include "render.h"
 #include "rules.h"
 #include "triage.h"
+#include "watch.h"
 
 namespace {
 
@@ -28,6 +29,7 @@ Examples:
   megatriage --rules ./site-rules logs/ add or override rules
   megatriage rules check [--rules DIR]  validate rule files and their samples
   megatriage lint job.sbatch            check a batch script against the runbook's launch rules
+  megatriage watch --job 1234 --cancel logs/   report (and cancel) as soon as the cause is known
   megatriage --script job.sbatch logs/  triage, with the script's findings among the checks
 
 Exit codes: 0 no failure found, 1 failure found and reported, 2 usage error or nothing readable.
@@ -86,6 +88,36 @@ int lint_command(int argc, char** argv) {
   return findings ? 1 : 0;
 }
 
+// `megatriage watch [PATH...] [--job ID] [--cancel]`: follow a running job's logs.
+int watch_command(int argc, char** argv) {
+  CLI::App app{"Follow a running job's logs and report the root cause as soon as it is known",
+               "megatriage watch"};
+  megatriage::WatchOptions options;
+  options.triage.paths.clear();
+  std::string format = "text";
+  app.add_option("paths", options.triage.paths, "Log files or directories (default: logs)");
+  app.add_option("--job", options.job_id, "SLURM job id: stop when the job ends");
+  app.add_flag("--cancel", options.cancel, "scancel the job once the root cause is known (needs --job)");
+  app.add_option("--interval", options.interval_s, "Seconds between polls")->check(CLI::Range(0.05, 3600.0));
+  app.add_option("--nccl-grace", options.nccl_grace_s,
+                 "Seconds NCCL-only evidence waits for an earlier cause")->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--timeout", options.timeout_s, "Give up after this many seconds (0: never)");
+  app.add_option("--rules", options.triage.rules_dirs, "Extra rules directory (repeatable)");
+  app.add_option("--format", format, "Report format")->check(CLI::IsMember({"text", "json"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  if (options.cancel && options.job_id.empty()) {
+    std::cerr << "megatriage watch: --cancel needs --job JOBID\n";
+    return kExitUsage;
+  }
+  if (options.triage.paths.empty()) options.triage.paths.push_back("logs");
+  options.json = format == "json";
+  return megatriage::run_watch(options, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int postmortem_command(int argc, char** argv);  // cli_postmortem.cc
@@ -93,6 +125,7 @@ int postmortem_command(int argc, char** argv);  // cli_postmortem.cc
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "postmortem") return postmortem_command(argc - 1, argv + 1);
   if (argc >= 2 && std::string(argv[1]) == "lint") return lint_command(argc - 1, argv + 1);
+  if (argc >= 2 && std::string(argv[1]) == "watch") return watch_command(argc - 1, argv + 1);
   if (argc >= 3 && std::string(argv[1]) == "rules" && std::string(argv[2]) == "check")
     return rules_check(argc - 2, argv + 2);
 

@@ -382,6 +382,8 @@ int run_postmortem(const PostmortemOptions& options, std::string& out, std::stri
   std::optional<SlurmJobInfo> job;
   bool sacct_ran = false;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  // Steps can take KillWait (30 s by default) to die after a time limit or scancel.
+  auto steps_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(45);
   for (int attempt = 0;; ++attempt) {
     CommandResult s = run_command({"scontrol", "show", "job", job_arg});
     if (s.started && s.status == 0) sc = parse_scontrol_show_job(s.out);
@@ -398,11 +400,21 @@ int run_postmortem(const PostmortemOptions& options, std::string& out, std::stri
     }
     std::string sc_state = sc.count("JobState") ? sc["JobState"] : "";
     bool sc_over = sc_state.empty() || is_final_state(sc_state) || sc_state == "COMPLETING";
-    bool retry = false;
+    bool retry = false, steps_running = false;
     if (!job) retry = !sc.empty();
     else if (!is_final_state(job->state)) retry = sc_over;
     else if (sc.count("NodeList") && hostlist_count(sc["NodeList"]) > hostlist_count(job->node_list)) retry = true;
-    if (!retry || std::chrono::steady_clock::now() >= deadline) break;
+    if (job && is_final_state(job->state) && sc_over) {
+      // EpilogSlurmctld starts as soon as the controller decides (TIMEOUT, scancel), before
+      // slurmstepd has killed the steps and written its last lines: wait for the step rows.
+      // The extern step only ends after every epilog.
+      for (const auto& st : job->steps)
+        if (!is_final_state(st.state) && !st.id.ends_with(".extern"))
+          steps_running = true;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (steps_running && now < steps_deadline) retry = true;
+    if (!retry || (now >= deadline && !steps_running) || now >= steps_deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 4 ? 250 : 500));
   }
   if (!sacct_ran) {

@@ -83,6 +83,7 @@ std::string render_json(const Report& report) {
         {"fields", fields},
         {"facts", facts},
         {"confidence", r.confidence},
+        {"basis", r.basis},
         {"reasons", r.reasons},
     };
   } else {

@@ -47,6 +47,7 @@ struct RootCauseReport {
   std::map<std::string, std::string> fields;  // named groups of the rule
   std::map<std::string, std::string> facts;   // figures from the logs (snake_case keys)
   std::string confidence;      // high | medium | low
+  std::string basis;           // cause | nccl-fallback (no cause anywhere) | teardown-fallback
   std::vector<std::string> reasons;  // why this and not something else
 };
 

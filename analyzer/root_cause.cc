@@ -175,6 +175,7 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
   Finding f;
   if (cause) {
     f.index = *cause;
+    f.basis = "cause";
     const Event& e = *timeline[*cause].event;
     f.reasons.push_back(e.kind == EventKind::Traceback
                             ? "earliest traceback whose exception is not an NCCL/teardown symptom"
@@ -184,10 +185,12 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
                           " symptom event(s) ordered before it were set aside");
   } else if (nccl_symptom) {
     f.index = *nccl_symptom;
+    f.basis = "nccl-fallback";
     f.reasons.push_back("no Python traceback other than NCCL/collective symptoms: the earliest "
                         "NCCL/rendezvous error is the root");
   } else if (teardown) {
     f.index = *teardown;
+    f.basis = "teardown-fallback";
     f.reasons.push_back("only teardown tracebacks (signals, launcher summaries) were found");
   } else {
     return std::nullopt;

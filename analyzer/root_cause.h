@@ -23,6 +23,7 @@ struct Finding {
   Attribution who;                   // enriched attribution
   std::vector<std::string> reasons;  // why this event was chosen
   std::string confidence;            // high | medium | low
+  std::string basis;                 // cause | nccl-fallback | teardown-fallback
 };
 
 /// Chooses the root cause, or nullopt when nothing failed. Policy: the earliest cause

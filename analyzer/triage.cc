@@ -157,35 +157,19 @@ void add_script_findings(Report& report, const std::vector<std::string>& scripts
 
 }  // namespace
 
-TriageOutcome run_triage(const TriageOptions& options) {
-  TriageOutcome out;
-  Report& report = out.report;
-  DiagnosticSink run_diags;
-
-  std::vector<std::string> dirs{default_rules_dir()};
+std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vector<std::string>& dirs,
+                                          DiagnosticSink& diags) {
+  dirs = {default_rules_dir()};
   dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
-  std::vector<Rule> rules = load_rules(dirs, run_diags);
-  report.rules_dirs = dirs;
-  RuleMatcher matcher(std::move(rules), run_diags);
-  matcher.set_prefilter_enabled(options.prefilter);
+  auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags), diags);
+  matcher->set_prefilter_enabled(options.prefilter);
+  return matcher;
+}
+
+Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher,
+                    const TriageOptions& options, DiagnosticSink& run_diags) {
+  Report report;
   report.rule_count = matcher.rules().size();
-
-  DiscoverOptions dopts;
-  dopts.follow_symlinks_outside = options.follow_symlinks_outside;
-  std::vector<SourceFile> files = discover_sources(options.paths, dopts, run_diags);
-  for (const auto& d : run_diags.items()) {
-    if (d.code == "discover.not-found") {
-      out.usage_error = true;
-      out.usage_message = d.message;
-    }
-  }
-  if (files.empty() && !out.usage_error) {
-    out.usage_error = true;
-    out.usage_message = "no readable log files under the given path(s)";
-  }
-
-  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<FileResult> results = analyze_all(files, matcher, options.analyze, jobs);
   resolve_years(results);
 
   std::vector<TimelineEntry> timeline = merge_timeline(results);
@@ -218,6 +202,33 @@ TriageOutcome run_triage(const TriageOptions& options) {
     report.files.push_back(std::move(s));
     for (auto& d : r.diagnostics) report.diagnostics.push_back(std::move(d));
   }
+  return report;
+}
+
+TriageOutcome run_triage(const TriageOptions& options) {
+  TriageOutcome out;
+  DiagnosticSink run_diags;
+  std::vector<std::string> dirs;
+  std::unique_ptr<RuleMatcher> matcher = load_matcher(options, dirs, run_diags);
+
+  DiscoverOptions dopts;
+  dopts.follow_symlinks_outside = options.follow_symlinks_outside;
+  std::vector<SourceFile> files = discover_sources(options.paths, dopts, run_diags);
+  for (const auto& d : run_diags.items()) {
+    if (d.code == "discover.not-found") {
+      out.usage_error = true;
+      out.usage_message = d.message;
+    }
+  }
+  if (files.empty() && !out.usage_error) {
+    out.usage_error = true;
+    out.usage_message = "no readable log files under the given path(s)";
+  }
+
+  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<FileResult> results = analyze_all(files, *matcher, options.analyze, jobs);
+  out.report = build_report(results, *matcher, options, run_diags);
+  out.report.rules_dirs = dirs;
   return out;
 }
 

@@ -2,11 +2,13 @@
 // main.cc) allowed to stop a run.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "extract.h"
 #include "report.h"
+#include "rule_matcher.h"
 
 namespace megatriage {
 
@@ -28,5 +30,14 @@ struct TriageOutcome {
 };
 
 TriageOutcome run_triage(const TriageOptions& options);
+
+/// The built-in rules plus options.rules_dirs, compiled. `dirs` receives the directories used.
+std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vector<std::string>& dirs,
+                                          DiagnosticSink& diags);
+
+/// Everything after "analyze one file": years, timeline, root cause, checks, symptoms, file list
+/// and diagnostics (run-level `run_diags` first). Shared by the one-shot run and the watcher.
+Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher,
+                    const TriageOptions& options, DiagnosticSink& run_diags);
 
 }  // namespace megatriage

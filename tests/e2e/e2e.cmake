@@ -23,6 +23,7 @@ add_test(NAME e2e.cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/cli_test.sh $<T
                               ${CMAKE_SOURCE_DIR}/fixtures)
 add_test(NAME e2e.lint COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/lint_test.sh $<TARGET_FILE:megatriage>
                                ${CMAKE_SOURCE_DIR}/fixtures/lint)
+add_test(NAME e2e.watch COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/watch_test.sh $<TARGET_FILE:megatriage>)
 add_test(NAME e2e.bad-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input_test.sh
                                     $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures
                                     $<TARGET_FILE:megatriage_label_check>)

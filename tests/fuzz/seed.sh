@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds the seed corpora of the fuzz targets from fixtures/ and rules/ into OUT/<target>/.
+# Usage: tests/fuzz/seed.sh OUT. Deterministic; small inputs (libFuzzer prefers them).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$1
+mkdir -p "$out"/{fuzz_file,fuzz_timestamp,fuzz_prefix,fuzz_traceback,fuzz_rules,fuzz_config}
+max=32768
+n=0
+# fuzz_file: first byte = mode (compression index; +8 = small caps), then the file's bytes.
+while IFS= read -r -d '' f; do
+  n=$((n + 1))
+  magic=$(head -c 4 "$f" | od -An -tx1 | tr -d ' \n')
+  case $magic in
+    1f8b*) mode=1 ;; 425a68*) mode=2 ;; fd377a58) mode=3 ;; 28b52ffd) mode=4 ;; *) mode=0 ;;
+  esac
+  if [[ $mode -eq 0 ]]; then
+    { printf "\\x0$mode"; head -c $max "$f"; } >"$out/fuzz_file/seed-$n"
+    { printf '\x08'; head -c 4096 "$f"; } >"$out/fuzz_file/seed-$n-small"
+    { printf '\x00'; head -c $max "$f"; } >"$out/fuzz_traceback/seed-$n"
+    { printf '\x61'; head -c 4096 "$f"; } >"$out/fuzz_traceback/seed-$n-small"
+    head -c $max "$f" >"$out/fuzz_config/seed-$n"
+  elif [[ $(stat -c %s "$f") -le $max ]]; then
+    { printf "\\x0$mode"; cat "$f"; } >"$out/fuzz_file/seed-$n"
+  fi
+done < <(find "$root/fixtures" -type f ! -name '*.md' ! -name '*.json' -print0 | sort -z)
+# Line-level targets: a deterministic sample of distinct lines.
+find "$root/fixtures" -type f ! -name '*.json' -print0 | sort -z |
+  xargs -0 cat 2>/dev/null | LC_ALL=C grep -a -v '^$' | LC_ALL=C sort -u |
+  awk 'NR % 7 == 0' | head -n 1500 >"$out/lines.txt" || true
+i=0
+while IFS= read -r line; do
+  i=$((i + 1))
+  printf '%s' "$line" >"$out/fuzz_timestamp/line-$i"
+  printf '%s' "$line" >"$out/fuzz_prefix/line-$i"
+done <"$out/lines.txt"
+rm -f "$out/lines.txt"
+for r in "$root"/rules/*.json; do cp "$r" "$out/fuzz_rules/"; done
+echo "seed corpora in $out: $(find "$out" -type f | wc -l) inputs" >&2
