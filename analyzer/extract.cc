@@ -298,12 +298,32 @@ class FileAnalyzer {
                            std::nullopt);
       // The header line carries no stamp; the stream's last stamp is a lower bound.
       e.last_line = tb.last_line;
+      report_caps(tb);
       choose_matches(tb, e);
       e.traceback = std::move(tb);
       bool bounded = stream.bound_since_exception.has_value();
       if (bounded) e.before_civil = stream.bound_since_exception;
       stream.bound_since_exception.reset();
       push(std::move(e), stream, bounded);
+    }
+  }
+
+  // A cap of TracebackLimits was hit: never a silent cut. Repeats fold into the first (count).
+  void report_caps(const Traceback& tb) {
+    const TracebackLimits& lim = options_.traceback;
+    for (const auto& b : tb.blocks) {
+      if (b.frames_truncated)
+        diags_.add(Severity::Info, "extract.frames-capped",
+                   "traceback has " + std::to_string(b.frames_seen) + " frames; kept " +
+                       std::to_string(b.frames.size()) + " (limit " + std::to_string(lim.max_frames) +
+                       ": the outermost few and the innermost rest)",
+                   file_.display_path, b.header_line, "raise it with --max-frames");
+      if (b.message_truncated)
+        diags_.add(Severity::Info, "extract.message-capped",
+                   "exception message cut to " + std::to_string(lim.max_message_lines) +
+                       " continuation lines and " + std::to_string(lim.max_text_bytes) +
+                       " bytes per part (the per-event limits)",
+                   file_.display_path, b.exception_line, "raise it with --max-message-bytes");
     }
   }
 

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -153,6 +154,20 @@ int main(int argc, char** argv) {
                "Follow symlinks that point outside the given directories");
   app.add_flag("--no-prefilter", no_prefilter, "Debug: match every line with the full rule set")
       ->group("");
+  // Caps (README "Robustness"): hitting one is a diagnostic with the figure, never a silent cut.
+  megatriage::AnalyzeOptions& limits = options.analyze;
+  app.add_option("--max-decompressed-bytes", limits.read.max_decompressed_bytes,
+                 "Stop reading a compressed file after this many decompressed bytes")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50))->group("Limits");
+  app.add_option("--max-line-bytes", limits.split.max_line_bytes,
+                 "Keep at most this many bytes of a line")
+      ->check(CLI::Range(std::size_t{16}, std::size_t{64} << 20))->group("Limits");
+  app.add_option("--max-frames", limits.traceback.max_frames,
+                 "Frames kept per traceback block (the outermost few, the innermost rest)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20))->group("Limits");
+  app.add_option("--max-message-bytes", limits.traceback.max_text_bytes,
+                 "Bytes kept of an exception line, its message and each frame field")
+      ->check(CLI::Range(std::size_t{16}, std::size_t{16} << 20))->group("Limits");
   app.set_version_flag("--version", std::string("megatriage ") + MEGATRIAGE_VERSION);
   try {
     app.parse(argc, argv);
@@ -162,6 +177,7 @@ int main(int argc, char** argv) {
   }
   if (options.paths.empty()) options.paths.push_back("logs");
   options.prefilter = !no_prefilter;
+  limits.split.buffer_bytes = std::max(limits.split.buffer_bytes, limits.split.max_line_bytes + 2);
 
   megatriage::TriageOutcome outcome = megatriage::run_triage(options);
   if (outcome.usage_error) {

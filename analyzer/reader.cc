@@ -78,11 +78,28 @@ class FdCloser {
 
 class PlainFileSource final : public ByteSource {
  public:
+  // Reads the file as it was when opened: a log still being written (a live job) is read up to
+  // its size at open, so a writer faster than us cannot keep the read going forever.
   PlainFileSource(int fd, std::string display_path, DiagnosticSink& diags)
-      : fd_(fd), display_path_(std::move(display_path)), diags_(diags) {}
+      : fd_(fd), display_path_(std::move(display_path)), diags_(diags) {
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && st.st_size >= 0) size_at_open_ = static_cast<std::uint64_t>(st.st_size);
+  }
 
   std::size_t read(char* buffer, std::size_t capacity) override {
     if (done_ || capacity == 0) return 0;
+    if (total_ >= size_at_open_) {
+      done_ = true;
+      struct stat st;
+      if (::fstat(fd_.get(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > size_at_open_)
+        diags_.add(Severity::Info, "read.file-grew",
+                   "file grew from " + std::to_string(size_at_open_) + " to " +
+                       std::to_string(st.st_size) + " bytes while being read; the first " +
+                       std::to_string(size_at_open_) + " were analysed",
+                   display_path_, 0, "the job may still be writing; run again once it has ended");
+      return 0;
+    }
+    capacity = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, size_at_open_ - total_));
     ssize_t n = read_fd(fd_.get(), buffer, capacity);
     if (n < 0) {
       int err = errno;
@@ -93,7 +110,14 @@ class PlainFileSource final : public ByteSource {
       done_ = true;
       return 0;
     }
-    if (n == 0) done_ = true;
+    if (n == 0) {
+      done_ = true;
+      if (size_at_open_ != UINT64_MAX)
+        diags_.add(Severity::Warning, "read.file-shrank",
+            "file shrank while being read: ended after " + std::to_string(total_) + " of " +
+                std::to_string(size_at_open_) + " bytes",
+            display_path_, 0, "something truncated or rewrote the log while megatriage ran");
+    }
     total_ += static_cast<std::uint64_t>(n);
     return static_cast<std::size_t>(n);
   }
@@ -103,6 +127,7 @@ class PlainFileSource final : public ByteSource {
   std::string display_path_;
   DiagnosticSink& diags_;
   std::uint64_t total_ = 0;
+  std::uint64_t size_at_open_ = UINT64_MAX;  // unknown: read to end of file
   bool done_ = false;
 };
 

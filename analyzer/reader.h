@@ -23,7 +23,7 @@ class ByteSource {
 };
 
 struct ReadLimits {
-  std::uint64_t max_decompressed_bytes = 64ull << 30;  // zip-bomb guard per file
+  std::uint64_t max_decompressed_bytes = 16ull << 30;  // zip-bomb guard per file (--max-decompressed-bytes)
 };
 
 /// Opens `file` for reading according to its compression. Returns nullptr (and a diagnostic)

@@ -1,5 +1,6 @@
 #include "traceback.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -168,12 +169,16 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
     case State::Frames: {
       Frame frame;
       if (parse_frame(body, frame, limits_.max_text_bytes)) {
+        ++block.frames_seen;
         if (block.frames.size() >= limits_.max_frames) {
           // Keep the outermost few and the innermost many: the innermost frames say where.
-          block.frames.erase(block.frames.begin() + static_cast<long>(kKeepHeadFrames));
+          // (A cap below 4 * kKeepHeadFrames keeps a quarter as head; 0 keeps no frame.)
           block.frames_truncated = true;
+          std::size_t head = std::min(kKeepHeadFrames, limits_.max_frames / 4);
+          if (block.frames.size() > head)
+            block.frames.erase(block.frames.begin() + static_cast<long>(head));
         }
-        block.frames.push_back(std::move(frame));
+        if (limits_.max_frames > 0) block.frames.push_back(std::move(frame));
       } else if (starts_with(body, "    ")) {
         if (!block.frames.empty() && block.frames.back().source.empty() && !is_caret_line(body))
           block.frames.back().source = capped(trim(body), limits_.max_text_bytes);
@@ -187,6 +192,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
           target = &current_.blocks.back();
         }
         target->exception = capped(trim(body), limits_.max_text_bytes);
+        if (trim(body).size() > limits_.max_text_bytes) target->message_truncated = true;
         target->exception_line = line_number;
         state_ = State::Message;
       }
@@ -201,6 +207,9 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
           ++message_lines_;
           if (!block.message_tail.empty()) block.message_tail += '\n';
           block.message_tail += capped(t, limits_.max_text_bytes);
+          if (t.size() > limits_.max_text_bytes) block.message_truncated = true;
+        } else {
+          block.message_truncated = true;
         }
       } else if (looks_like_log_line(body)) {
         complete();
@@ -208,8 +217,10 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
                  block.message_tail.size() < limits_.max_text_bytes) {
         ++message_lines_;
         if (!block.message_tail.empty()) block.message_tail += '\n';
-        block.message_tail += capped(body, limits_.max_text_bytes - block.message_tail.size());
+        if (block.message_tail.size() + body.size() > limits_.max_text_bytes) block.message_truncated = true;
+        block.message_tail += capped(body, limits_.max_text_bytes - std::min(limits_.max_text_bytes, block.message_tail.size()));
       } else {
+        block.message_truncated = true;
         ++message_lines_;
         if (message_lines_ > limits_.max_message_lines * 4) complete();  // a message that never ends
       }

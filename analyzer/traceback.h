@@ -26,6 +26,8 @@ struct ExceptionBlock {
   std::string message_tail;          // continuation lines of a multi-line message, '\n'-joined
   std::vector<Frame> frames;         // oldest first, capped
   bool frames_truncated = false;
+  std::size_t frames_seen = 0;       // frames printed (frames.size() unless truncated)
+  bool message_truncated = false;    // exception text or message tail cut by the limits
 };
 
 /// A finished traceback: blocks in printed order (oldest exception first).
@@ -40,7 +42,8 @@ struct Traceback {
 
 /// Caps that keep one event's memory bounded whatever the input.
 struct TracebackLimits {
-  std::size_t max_frames = 64;           // keep the first 16 and the last 48 (innermost matter)
+  std::size_t max_frames = 64;           // keep the first 16 and the last 48 (innermost matter);
+                                         // below 64 the head is a quarter of the cap
   std::size_t max_message_lines = 40;
   std::size_t max_text_bytes = 4096;
 };

@@ -28,3 +28,13 @@ add_test(NAME e2e.bad-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input
                                     $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures
                                     $<TARGET_FILE:megatriage_label_check>)
 include(${CMAKE_SOURCE_DIR}/tests/slurm/slurm.cmake)
+
+# Bad input, one case per script (tests/e2e/bad_input/lib.sh is their shared harness).
+file(GLOB BAD_INPUT_CASES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input/*.sh)
+list(FILTER BAD_INPUT_CASES EXCLUDE REGEX "/lib\\.sh$")
+foreach(script ${BAD_INPUT_CASES})
+  get_filename_component(name ${script} NAME_WE)
+  add_test(NAME e2e.bad-input.${name} COMMAND bash ${script} $<TARGET_FILE:megatriage>
+                                              ${CMAKE_SOURCE_DIR}/fixtures $<TARGET_FILE:megatriage_label_check>)
+  set_tests_properties(e2e.bad-input.${name} PROPERTIES TIMEOUT 300)
+endforeach()

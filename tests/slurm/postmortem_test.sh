@@ -19,7 +19,10 @@ chmod 755 "$BASE"
 STATE=$BASE/slurm ADMIN=$BASE/admin HOOKS=$BASE/hooks JOBS=$BASE/jobs
 cleanup() {
   local rc=$?
-  if (( rc != 0 )) && [[ -d $STATE/log ]]; then tail -n 20 "$STATE"/log/slurmctld.log >&2 || true; fi
+  if (( rc != 0 )); then
+    tail -n 20 "$STATE"/log/slurmctld.log >&2 || true
+    for f in "$ADMIN"/*.txt; do [[ -e $f ]] && { echo "== $f" >&2; head -n 15 "$f" >&2; }; done
+  fi
   "$SRC/tools/local-slurm/stop.sh" "$STATE" --wipe >/dev/null 2>&1 || true
   rm -rf "$BASE"
   note "done (rc $rc)"
@@ -80,6 +83,20 @@ make_job timeout hang --time=1 --mem=400M
 make_job fail shape --time=5 --mem=400M
 make_job cancel wait --time=5 --mem=400M
 make_job oom oom --time=5 --mem=150M
+# The watcher's job: task 0 fails at iteration 3, task 1 waits (as peers blocked in a collective
+# would), so the job keeps running until someone cancels it.
+mkdir -p "$JOBS/watch/logs"
+cat > "$JOBS/watch/job.sbatch" <<'SBATCH'
+#!/bin/bash
+#SBATCH --job-name=gpt-watch
+#SBATCH --nodes=1
+#SBATCH --ntasks=2
+#SBATCH --time=5
+#SBATCH --mem=800M
+#SBATCH --output=logs/%x-%j.out
+#SBATCH --error=logs/%x-%j.err
+srun bash -c 'if [ "$SLURM_PROCID" = 0 ]; then exec /usr/bin/python3 ../train.py shape; else exec /usr/bin/python3 ../train.py wait; fi'
+SBATCH
 chown -R mtuser "$JOBS"
 as_user() {  # as_user DIR COMMAND: a login-less shell of mtuser in DIR, megatriage on PATH
   runuser -u mtuser -- env -i PATH="$(dirname "$MT"):/usr/bin:/bin" HOME=/home/mtuser \
@@ -104,6 +121,11 @@ chmod 600 "$BASE/secret.txt"
 as_user "$JOBS/fail" "ln -s '$BASE/secret.txt' logs/secret-$JF.err"
 JC=$(submit cancel)
 note "scancel job $JC"
+JW=$(submit watch)
+note "watched job $JW"
+# README "Watching a running job": the snippet, run as the job's user, in the job's directory.
+as_user "$JOBS/watch" "JOB_ID=$JW; $(snippet watch) > watch-report.txt 2> watch.err" &
+WATCHER=$!
 JO=""
 if [[ $CGROUP == v1 ]]; then JO=$(submit oom); note "OOM job $JO"; else note "cgroup $CGROUP: no OOM case (no memory enforcement)"; fi
 
@@ -161,6 +183,27 @@ expect "$R" 'd["slurm"]["cancelled_by"]' "$MTUID"
 expect "$R" 'd["root_cause"]["category"]' unknown
 expect "$R" '"cancelled by mtuser" in d["root_cause"]["title"]' True
 note "scancel ok"
+
+# --- watch --cancel ------------------------------------------------------------------------------
+# Time from the traceback's write (seen by a 50 ms poll here) to the report and to the job's end.
+tb_at="" report_at="" end=$((SECONDS + 180))
+while (( SECONDS < end )); do
+  [[ -z $tb_at ]] && grep -q 'mat1 and mat2' "$JOBS/watch/logs/gpt-watch-$JW.err" 2>/dev/null && tb_at=$(date +%s.%N)
+  [[ -n $tb_at && -z $report_at ]] && [[ -s $JOBS/watch/watch-report.txt ]] && report_at=$(date +%s.%N)
+  [[ -n $report_at ]] && break
+  sleep 0.05
+done
+[[ -n $report_at ]] || fail "the watcher did not report job $JW ($(cat "$JOBS/watch/watch.err" 2>/dev/null))"
+rc=0; wait $WATCHER || rc=$?
+[[ $rc == 1 ]] || fail "watch exit code $rc, want 1"
+wait_for 60 "watched job $JW to end" bash -c "! squeue -h -j $JW | grep -q ."
+end_at=$(date +%s.%N)
+grep -q 'FAILURE — SHAPE' "$JOBS/watch/watch-report.txt" || fail "watch report: $(head -5 "$JOBS/watch/watch-report.txt")"
+grep -q "cancelled job $JW" "$JOBS/watch/watch.err" || fail "the watcher did not cancel: $(cat "$JOBS/watch/watch.err")"
+sacct -j "$JW" -X -n -P -o State | grep -q CANCELLED || fail "job $JW is not CANCELLED in sacct"
+to_report=$(echo "$report_at - $tb_at" | bc); to_end=$(echo "$end_at - $tb_at" | bc)
+note "watch: report $to_report s and job end $to_end s after the traceback was written"
+(( $(echo "$to_report < 2.5" | bc) )) || fail "the watcher took $to_report s to report (want < 2 s + polling)"
 
 # --- cgroup OOM ------------------------------------------------------------------------------
 if [[ -n $JO ]]; then

@@ -125,6 +125,30 @@ TEST_CASE("extract: coloured lines are matched after removing escapes, with a di
   CHECK(diag);
 }
 
+TEST_CASE("extract: hitting the frame and message caps is a diagnostic with the figures") {
+  std::string text = "Traceback (most recent call last):\n";
+  for (int i = 1; i <= 100; ++i) text += "  File \"f.py\", line " + std::to_string(i) + ", in f\n";
+  text += "ValueError: " + std::string(10000, 'x') + "\n";
+  SourceFile file;
+  file.path = file.display_path = "logs/x.err";
+  DiagnosticSink diags;
+  auto source = memory_source(text, Compression::None, file.display_path, diags);
+  AnalyzeOptions options;
+  options.traceback.max_frames = 10;
+  FileResult r = analyze_source(file, *source, repo_matcher(), options, diags);
+  const Diagnostic* frames = nullptr;
+  const Diagnostic* message = nullptr;
+  for (const auto& d : r.diagnostics) {
+    if (d.code == "extract.frames-capped") frames = &d;
+    if (d.code == "extract.message-capped") message = &d;
+  }
+  REQUIRE(frames != nullptr);
+  CHECK(frames->message.find("100 frames; kept 10 (limit 10") != std::string::npos);
+  CHECK(frames->line == 1);
+  REQUIRE(message != nullptr);
+  CHECK(message->message.find("4096 bytes") != std::string::npos);
+}
+
 TEST_CASE("extract: a binary file is skipped with a diagnostic") {
   std::string junk(4096, '\0');
   for (std::size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<char>((i * 7) % 32);

@@ -212,3 +212,62 @@ TEST_CASE("slurm_job: file names that mention a job") {
   CHECK(name_mentions_job("19", "19"));
 }
 }
+
+#include "postmortem.h"
+
+TEST_SUITE("slurm_job") {
+TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
+  auto job_of = [](const char* text, const char* id) { return *slurm_job_from_sacct(parse_sacct_parsable(text), id); };
+  SUBCASE("time limit with no traceback: hung or too slow") {
+    Report r;
+    r.verdict = "no_failure";
+    apply_slurm_facts(r, job_of(kTimeout, "19"));
+    REQUIRE(r.root_cause);
+    CHECK(r.verdict == "failure");
+    CHECK(r.root_cause->rule == "sacct.timeout");
+    CHECK(r.root_cause->evidence == "sacct");
+    CHECK(r.root_cause->explain.find("hung") != std::string::npos);
+    REQUIRE(r.slurm);
+    CHECK(r.slurm->state == "TIMEOUT");
+  }
+  SUBCASE("time limit after a traceback keeps the traceback") {
+    Report r;
+    r.root_cause.emplace();
+    r.root_cause->evidence = "traceback";
+    r.root_cause->rule = "torch.shape-mismatch";
+    apply_slurm_facts(r, job_of(kTimeout, "19"));
+    CHECK(r.root_cause->rule == "torch.shape-mismatch");
+  }
+  SUBCASE("host OOM from a step's OUT_OF_MEMORY") {
+    Report r;
+    apply_slurm_facts(r, job_of(kOom, "15"));
+    REQUIRE(r.root_cause);
+    CHECK(r.root_cause->category == "oom");
+  }
+  SUBCASE("node failure overrides a peer's traceback") {
+    Report r;
+    r.root_cause.emplace();
+    r.root_cause->evidence = "traceback";
+    r.root_cause->title = "Connection reset by peer";
+    apply_slurm_facts(r, job_of(kNodeFail, "11"));
+    CHECK(r.root_cause->rule == "sacct.node-fail");
+    CHECK_FALSE(r.root_cause->reasons.empty());
+  }
+  SUBCASE("cancelled by a user with no earlier cause") {
+    Report r;
+    apply_slurm_facts(r, job_of(kCancelled, "4"));
+    REQUIRE(r.root_cause);
+    CHECK(r.root_cause->rule == "sacct.cancelled");
+    CHECK(r.root_cause->title.find("uid 0") != std::string::npos);
+  }
+  SUBCASE("a failure in the logs stays the root") {
+    Report r;
+    r.root_cause.emplace();
+    r.root_cause->evidence = "traceback";
+    r.root_cause->rule = "python.unclassified-exception";
+    apply_slurm_facts(r, job_of(kFailed, "25"));
+    CHECK(r.root_cause->rule == "python.unclassified-exception");
+    CHECK(r.verdict == "failure");
+  }
+}
+}

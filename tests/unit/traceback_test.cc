@@ -165,6 +165,47 @@ TEST_CASE("traceback: frame count is capped, innermost frames kept") {
   CHECK(frames.back().line == 200);
 }
 
+// Regression (found by tests/fuzz/fuzz_traceback): a frame cap below the 16 kept head frames
+// (e.g. --max-frames 5, or 0) erased past the end of the frame vector.
+TEST_CASE("traceback: a frame cap below the kept head (or 0) stays in bounds") {
+  for (std::size_t cap : {0, 1, 3, 5, 15, 16, 17, 63}) {
+    CAPTURE(cap);
+    TracebackLimits limits;
+    limits.max_frames = cap;
+    TracebackBuilder b(limits);
+    std::uint64_t n = 0;
+    b.feed("Traceback (most recent call last):", ++n);
+    for (int i = 1; i <= 100; ++i) b.feed("  File \"f.py\", line " + std::to_string(i) + ", in f", ++n);
+    b.feed("RecursionError: maximum recursion depth exceeded", ++n);
+    REQUIRE(b.finish());
+    Traceback tb = b.take();
+    const auto& block = tb.blocks[0];
+    CHECK(block.frames.size() == cap);
+    CHECK(block.frames_seen == 100);
+    CHECK(block.frames_truncated);
+    if (cap > 0) CHECK(block.frames.back().line == 100);
+  }
+}
+
+TEST_CASE("traceback: cut exception text and message lines are flagged") {
+  TracebackLimits limits;
+  limits.max_text_bytes = 16;
+  limits.max_message_lines = 1;
+  TracebackBuilder b(limits);
+  b.feed("Traceback (most recent call last):", 1);
+  b.feed("  File \"f.py\", line 1, in f", 2);
+  b.feed("ValueError: a message much longer than sixteen bytes", 3);
+  REQUIRE(b.finish());
+  Traceback tb = b.take();
+  CHECK(tb.blocks[0].exception == "ValueError: a me");
+  CHECK(tb.blocks[0].message_truncated);
+  TracebackBuilder plain;
+  plain.feed("Traceback (most recent call last):", 1);
+  plain.feed("KeyError: 0", 2);
+  REQUIRE(plain.finish());
+  CHECK_FALSE(plain.take().blocks[0].message_truncated);
+}
+
 TEST_CASE("traceback: group margin stripping") {
   CHECK(strip_group_margin("  |   File \"x\", line 1, in f") == "  File \"x\", line 1, in f");
   CHECK(strip_group_margin("    | ValueError: x") == "ValueError: x");
