@@ -161,13 +161,16 @@ bool looks_binary(std::string_view first_block) {
   if (n == 0) return false;
   const auto* p = reinterpret_cast<const unsigned char*>(first_block.data());
   const unsigned char* end = p + n;
+  // A run of NULs counts once: a crashed writer leaves NUL runs (preallocated blocks) inside a
+  // short log, binary data scatters them.
   std::size_t control = 0, nul = 0, invalid = 0;
   for (const unsigned char* q = p; q < end;) {
     unsigned char c = *q;
     if (c < 0x80) {
-      if (c == 0) ++nul;
-      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b) ||
-          c == 0x7f)
+      bool run = c == 0 && q > p && q[-1] == 0;
+      if (c == 0 && !run) ++nul;
+      if (((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b) ||
+           c == 0x7f) && !run)
         ++control;
       ++q;
       continue;

@@ -103,7 +103,8 @@ int watch_command(int argc, char** argv) {
   app.add_option("--nccl-grace", options.nccl_grace_s,
                  "Seconds NCCL-only evidence waits for an earlier cause")->check(CLI::Range(0.0, 86400.0));
   app.add_option("--timeout", options.timeout_s, "Give up after this many seconds (0: never)");
-  app.add_option("--rules", options.triage.rules_dirs, "Extra rules directory (repeatable)");
+  app.add_option("--rules", options.triage.rules_dirs, "Extra rules directory (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--format", format, "Report format")->check(CLI::IsMember({"text", "json"}));
   try {
     app.parse(argc, argv);
@@ -143,13 +144,16 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", output, "Write the report to FILE instead of stdout");
   app.add_option("-j,--jobs", options.jobs, "Files analysed in parallel (default: all cores)")
       ->check(CLI::Range(1u, 1024u));
+  // One directory per --rules, so `--rules DIR logs/` leaves logs/ a path.
   app.add_option("--rules", options.rules_dirs,
-                 "Extra rules directory; later ones override rules with the same id (repeatable)");
+                 "Extra rules directory; later ones override rules with the same id (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--color", color, "Colour in the text report")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("--script", options.scripts,
                  "The job's batch script: its launch problems join the checks (default: a "
-                 "*.sbatch/*.slurm beside the log directory)");
+                 "*.sbatch/*.slurm beside the log directory)")
+      ->allow_extra_args(false);
   app.add_flag("--follow-symlinks", options.follow_symlinks_outside,
                "Follow symlinks that point outside the given directories");
   app.add_flag("--no-prefilter", no_prefilter, "Debug: match every line with the full rule set")

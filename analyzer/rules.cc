@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -156,13 +157,18 @@ struct RuleContext {
   std::string label;   // `rule 'id'` or `rule #N`
   DiagnosticSink& diags;
   int problems = 0;
+  std::uint64_t column = 0;  // of the rule's "id" key; 0: unknown
 
   std::string where() const {
     return line ? source_name + ":" + std::to_string(line) : source_name;
   }
+  // `file:line:column` in diagnostics (the editor-clickable form).
+  std::string position() const {
+    return line && column ? where() + ":" + std::to_string(column) : where();
+  }
   void report(const char* code, const std::string& what, std::string hint = {}) {
     ++problems;
-    diags.add(Severity::Error, code, where() + ": " + label + ": " + what, source_name, line,
+    diags.add(Severity::Error, code, position() + ": " + label + ": " + what, source_name, line,
               std::move(hint));
   }
 };
@@ -439,7 +445,8 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
 }
 
 /// Line of the rule whose id is `id`, searching from `from`; updates `from`. 0 when not found.
-std::uint64_t find_rule_line(const std::string& text, const std::string& id, std::size_t& from) {
+std::pair<std::uint64_t, std::uint64_t> find_rule_position(const std::string& text, const std::string& id,
+                                                           std::size_t& from) {
   const std::string quoted = json(id).dump();
   std::size_t pos = from;
   while ((pos = text.find(quoted, pos)) != std::string::npos) {
@@ -454,12 +461,12 @@ std::uint64_t find_rule_line(const std::string& text, const std::string& id, std
       while (q > 0 && (text[q - 1] == ' ' || text[q - 1] == '\t')) --q;
       if (q >= 4 && text.compare(q - 4, 4, "\"id\"") == 0) {
         from = pos + quoted.size();
-        return line_column(text, q - 4).first;
+        return line_column(text, q - 4);
       }
     }
     pos += quoted.size();
   }
-  return 0;
+  return {0, 0};
 }
 
 /// "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..." ->
@@ -546,14 +553,15 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
   std::size_t index = 0;
   for (const json& item : list) {
     ++index;
-    std::uint64_t line = 0;
+    std::uint64_t line = 0, column = 0;
     std::string label = "rule #" + std::to_string(index);
     if (item.is_object() && item.contains("id") && item.at("id").is_string()) {
       const std::string id = item.at("id").get<std::string>();
-      line = find_rule_line(text, id, search_from);
+      std::tie(line, column) = find_rule_position(text, id, search_from);
       label = "rule '" + id + "'";
     }
     RuleContext ctx{source_name, line, label, diags};
+    ctx.column = column;
     Rule rule;
     bool ok = false;
     try {

@@ -267,6 +267,15 @@ TEST_SUITE("line_splitter") {
       for (int i = 0; i < 120; ++i) latin[i * 8] = '\xff';  // 12% invalid UTF-8
       CHECK(looks_binary(latin));
     }
+    // Regression (tests/e2e/bad_input/utf8_nul.sh): a short traceback with one NUL run (a
+    // crashed writer's preallocated block) was skipped as binary and the root cause lost.
+    SUBCASE("a NUL run in a short log counts once") {
+      std::string tb = "Traceback (most recent call last):\n  File \"/ws/t.py\", line 1, in f\n"
+                       "  File \"/ws/megatron/training.py\", line 12, in train\n";
+      tb += std::string(8, '\0') + "\nKeyError: 0\n";
+      CHECK_FALSE(looks_binary(tb));
+      CHECK_FALSE(looks_binary(std::string(4096, '\0')));
+    }
     SUBCASE("only the first 4096 bytes count") {
       std::string block(4096, 'a');
       block += std::string(4096, '\0');

@@ -7,7 +7,7 @@ set -uo pipefail
 megatriage=$1 fixtures=$2 json_check=$3
 tmp=$(mktemp -d)
 chmod 755 "$tmp"   # the non-root re-runs must reach it
-trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+[[ -n "${KEEP:-}" ]] && echo "kept $tmp" || trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
 job="$tmp/job"
 logs="$job/logs"
@@ -56,8 +56,9 @@ expect_valid_json() { "$json_check" --valid "$tmp/r.json" || bad "report is not 
 expect_root() {
   grep -q "\"file\": \"${1:-logs/gpt-tiny-25.err}\"" "$tmp/r.json" || bad "root cause ${1:-logs/gpt-tiny-25.err} not found"
 }
-expect_listed() { grep -q "\"path\": \"$1\"" "$tmp/r.json" || bad "$1 not in files"; }
-expect_not_listed() { grep -q "\"path\": \"$1\"" "$tmp/r.json" && bad "$1 was read"; return 0; }
+files_section() { sed -n '/^  "files": \[/,/^  \]/p' "$tmp/r.json"; }
+expect_listed() { files_section | grep -q "\"path\": \"$1\"" || bad "$1 not in files"; }
+expect_not_listed() { files_section | grep -q "\"path\": \"$1\"" && bad "$1 was read"; return 0; }
 
 finish() {
   [[ $fail -eq 0 ]] && echo "bad input [$case_name]: all checks passed"

@@ -41,9 +41,12 @@ run
 builtin=$(grep -A2 '"rules": {' "$tmp/r.json" | grep -o '"count": [0-9]*' | grep -o '[0-9]*')
 run --rules "$tmp/site-rules" logs
 expect_rc 1
+# Regression: `--rules DIR logs` took logs as a second rules directory (rules.dir-empty).
+expect_no_code rules.dir-empty
+expect_listed logs/gpt-tiny-25.err
 expect_code rules.bad-regex
 expect_code rules.json-syntax
-grep -A8 '"code": "rules.bad-regex"' "$tmp/r.json" | grep '"message"' | grep -qE 'site\.json:[0-9]+:[0-9]+' ||
+grep -A8 '"code": "rules.bad-regex"' "$tmp/r.json" | grep '"message"' | grep -qE 'site\.json:[0-9]+:[0-9]+: ' ||
   bad "rules.bad-regex has no file:line:column"
 grep -A8 '"code": "rules.json-syntax"' "$tmp/r.json" | grep '"message"' | grep -qE 'site2\.json:2:[0-9]+' ||
   bad "rules.json-syntax has no file:line:column"

@@ -11,10 +11,12 @@ run
 expect_rc 1
 expect_code discover.symlink-outside
 expect_not_listed logs/other.out
+expect_not_listed logs/elsewhere-dir/other.out
 expect_root
 run --follow-symlinks logs
 expect_rc 1
 expect_no_code discover.symlink-outside
-expect_listed logs/other.out
+# Both links reach the same file: it is read once (under either name, discover.duplicate).
+files_section | grep -q 'other.out"' || bad "the outside file was not read with --follow-symlinks"
 expect_root
 finish
