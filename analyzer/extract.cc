@@ -184,7 +184,7 @@ class FileAnalyzer {
     if (stream.builder.feed(body, line.number, line.offset)) drain(stream);
 
     std::optional<CivilTime> stamp = parse_timestamp(body);
-    if (stamp) on_stamp(*stamp, stream, prefix);
+    if (stamp) on_stamp(*stamp, stream, prefix, line.number);
 
     std::size_t facts_before = new_facts_.size();
     stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, new_facts_);
@@ -234,8 +234,26 @@ class FileAnalyzer {
     return repair_utf8(text);
   }
 
-  void on_stamp(const CivilTime& stamp, StreamState& stream, const LinePrefix& prefix) {
+  // Seconds within a year: enough to see a stream's clock step back (year-less stamps included).
+  static long long year_seconds(const CivilTime& t) {
+    return ((static_cast<long long>(t.month) * 31 + t.day) * 24 + t.hour) * 3600LL + t.minute * 60 + t.second;
+  }
+
+  void on_stamp(const CivilTime& stamp, StreamState& stream, const LinePrefix& prefix,
+                std::uint64_t line_number) {
     ++result_.stamped_lines;
+    if (stream.last_stamp && year_seconds(stamp) + 60 < year_seconds(*stream.last_stamp) &&
+        stamp.year == stream.last_stamp->year && !reported_backwards_) {
+      reported_backwards_ = true;
+      diags_.add(Severity::Info, "timeline.time-went-backwards",
+                 "a timestamp is " + std::to_string(year_seconds(*stream.last_stamp) - year_seconds(stamp)) +
+                     " s earlier than the one before it in the same stream",
+                 file_.display_path, line_number,
+                 "a clock step (NTP), or logs of another node or an earlier run appended to this "
+                 "file: order by time, not by line");
+    }
+    if (!result_.first_stamp) result_.first_stamp = stamp;
+    result_.last_stamp = stamp;
     if (stamp.year != 0 && result_.first_full_year == 0) {
       result_.first_full_year = stamp.year;
       result_.first_full_month = stamp.month;
@@ -411,6 +429,7 @@ class FileAnalyzer {
   std::string scratch_;
   bool reported_escapes_ = false;
   bool reported_utf8_ = false;
+  bool reported_backwards_ = false;
   std::vector<Fact> new_facts_;
   std::unordered_map<std::string, std::size_t> fact_slots_;
   int table_index_ = 0;
@@ -496,6 +515,8 @@ void apply_year(FileResult& result, int year) {
     }
     return civil_to_us(t);
   };
+  if (result.first_stamp) result.first_stamp_us = resolve(*result.first_stamp);
+  if (result.last_stamp) result.last_stamp_us = resolve(*result.last_stamp);
   for (auto& e : result.events) {
     if (e.civil) {
       auto us = resolve(*e.civil);

@@ -67,6 +67,8 @@ struct FileResult {
   std::uint64_t bytes = 0, lines = 0, stamped_lines = 0;
   int first_full_year = 0;       // year of the first stamp that printed one; 0 none
   int first_full_month = 0;
+  std::optional<CivilTime> first_stamp, last_stamp;  // as printed, in line order
+  std::optional<std::int64_t> first_stamp_us, last_stamp_us;  // after apply_year()
   bool binary = false;
 };
 

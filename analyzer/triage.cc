@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -91,6 +92,33 @@ void resolve_years(std::vector<FileResult>& results) {
   }
 }
 
+// A file whose stamps all lie hours away from every other file's: its host's clock is off (or
+// it belongs to another run). Reported, not corrected: ordering across files may be wrong.
+void report_clock_skew(std::vector<FileResult>& results) {
+  constexpr std::int64_t kHourUs = 3600LL * 1000000;
+  for (auto& r : results) {
+    if (!r.first_stamp_us || !r.last_stamp_us) continue;
+    std::int64_t nearest = -1;
+    int others = 0;
+    for (const auto& o : results) {
+      if (&o == &r || !o.first_stamp_us || !o.last_stamp_us) continue;
+      ++others;
+      std::int64_t gap = *r.last_stamp_us < *o.first_stamp_us ? *o.first_stamp_us - *r.last_stamp_us
+                         : *o.last_stamp_us < *r.first_stamp_us ? *r.first_stamp_us - *o.last_stamp_us : 0;
+      if (nearest < 0 || gap < nearest) nearest = gap;
+    }
+    if (others >= 1 && nearest >= kHourUs) {
+      char hours[32];
+      std::snprintf(hours, sizeof hours, "%.1f", static_cast<double>(nearest) / kHourUs);
+      r.diagnostics.push_back({Severity::Warning, "timeline.clock-skew",
+                               std::string("every timestamp in this file is at least ") + hours +
+                                   " h away from every other file's: its host's clock differs or it is from another run",
+                               r.file.display_path, 0,
+                               "ordering across hosts may be wrong; check NTP on that node", 1});
+    }
+  }
+}
+
 std::string ordering_summary(const std::vector<FileResult>& results) {
   std::uint64_t stamped = 0, lines = 0;
   for (const auto& r : results) { stamped += r.stamped_lines; lines += r.lines; }
@@ -171,6 +199,7 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   Report report;
   report.rule_count = matcher.rules().size();
   resolve_years(results);
+  report_clock_skew(results);
 
   std::vector<TimelineEntry> timeline = merge_timeline(results);
   std::optional<Finding> finding = select_root_cause(timeline, matcher);

@@ -18,6 +18,7 @@ LOG
 run
 expect_rc 1
 expect_root logs/job-7-1.err
+expect_code timeline.clock-skew
 grep -q '"category": "oom"' "$tmp/r.json" || bad "root is not the OOM"
 expect_valid_json
 finish
