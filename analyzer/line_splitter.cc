@@ -12,18 +12,19 @@ LineSplitter::LineSplitter(ByteSource& source, DiagnosticSink& diags, std::strin
   options_.max_line_bytes = std::max<std::size_t>(options_.max_line_bytes, 1);
   // Room for a whole line of the maximum length plus "\r\n": a buffer full of one line then
   // always means "too long", so a refill can never find the buffer full.
-  buffer_.resize(std::max(options_.buffer_bytes, options_.max_line_bytes + 2));
+  buffer_size_ = std::max(options_.buffer_bytes, options_.max_line_bytes + 2);
+  buffer_.reset(new char[buffer_size_]);
 }
 
 bool LineSplitter::refill() {
   if (eof_) return false;
   if (begin_ > 0) {
-    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     consumed_offset_ += begin_;
     end_ -= begin_;
     begin_ = 0;
   }
-  std::size_t n = source_.read(buffer_.data() + end_, buffer_.size() - end_);
+  std::size_t n = source_.read(buffer_.get() + end_, buffer_size_ - end_);
   if (n == 0) {
     eof_ = true;
     return false;
@@ -55,8 +56,9 @@ std::string_view LineSplitter::clean(char* text, std::size_t size) {
   while (size > 0 && text[size - 1] == '\r') --size;
   std::string_view view(text, size);
   // A progress bar redrawn with '\r': the terminal would show only the last frame.
-  std::size_t cr = view.rfind('\r');
-  if (cr != std::string_view::npos) view.remove_prefix(cr + 1);
+  // memrchr, not string_view::rfind: the latter is a byte loop and ran on every line.
+  if (const void* cr = size > 0 ? ::memrchr(text, '\r', size) : nullptr)
+    view.remove_prefix(static_cast<std::size_t>(static_cast<const char*>(cr) - text) + 1);
   return view;
 }
 
@@ -65,17 +67,17 @@ bool LineSplitter::next(LineView& line) {
   for (;;) {
     if (skipping_) {
       // The tail of a cut line: drop bytes up to its '\n' without keeping them.
-      void* nl = std::memchr(buffer_.data() + begin_, '\n', end_ - begin_);
+      void* nl = std::memchr(buffer_.get() + begin_, '\n', end_ - begin_);
       if (nl == nullptr) {
         begin_ = end_;
         if (!refill()) return false;
         continue;
       }
-      begin_ = static_cast<std::size_t>(static_cast<char*>(nl) - buffer_.data()) + 1;
+      begin_ = static_cast<std::size_t>(static_cast<char*>(nl) - buffer_.get()) + 1;
       skipping_ = false;
     }
 
-    char* start = buffer_.data() + begin_;
+    char* start = buffer_.get() + begin_;
     std::size_t pending = end_ - begin_;
     char* nl = static_cast<char*>(std::memchr(start, '\n', pending));
     std::size_t length = nl != nullptr ? static_cast<std::size_t>(nl - start) : pending;

@@ -42,6 +42,32 @@ std::uint16_t pair_key(unsigned char a, unsigned char b) {
   return static_cast<std::uint16_t>((static_cast<unsigned>(a) << 8) | b);
 }
 
+// Lines every failed job prints by the million (NCCL INFO, iteration lines, the arguments dump,
+// c10 warnings). Each needle is indexed by its byte pair that is rarest in these, so noise lines
+// seldom hit the table: `NCCL WARN` by `WA`, not by the `NC` every NCCL INFO line starts with.
+constexpr const char* kNoiseSample[] = {
+    "node02:8811:8811 [3] NCCL INFO ncclCommInitRank comm 0x5581c0 rank 11 nranks 16 cudaDev 3 nvmlDev 3 busId 45000 commId 0x1f2e3d4c5b6a7988 - Init COMPLETE",
+    "node01:1234:1290 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0",
+    "node01:1234:1234 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.1.0.1<0>",
+    "node03:4242:4242 [3] NCCL INFO Bootstrap : Using ib0:10.1.0.3<0> Connected all rings, use ring PXN 0 GDR 1",
+    " [2024-05-01 12:00:00] iteration      100/   10000 | consumed samples:        25600 | elapsed time per iteration (ms): 1234.5 | throughput per GPU (TFLOP/s/GPU): 400.1 | learning rate: 3.000000E-04 | global batch size:   256 | lm loss: 2.345678E+00 | loss scale: 1.0 | grad norm: 0.345 | number of skipped iterations:   0 | number of nan iterations:   0 |",
+    "  tensor_model_parallel_size ...................... 8",
+    "[rank3]:[W501 12:00:03.123456789 ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank 3]  using GPU 3 to perform barrier as devices used by this process are currently unknown.",
+};
+
+// How often each byte pair occurs in kNoiseSample (the cost of indexing a needle by it).
+std::array<std::uint8_t, 65536> noise_pair_counts() {
+  std::array<std::uint8_t, 65536> counts{};
+  for (const char* line : kNoiseSample) {
+    std::string_view s(line);
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+      auto& c = counts[(static_cast<unsigned char>(s[i]) << 8) | static_cast<unsigned char>(s[i + 1])];
+      if (c < 255) ++c;
+    }
+  }
+  return counts;
+}
+
 // Placeholder names: [A-Za-z0-9_]+ (ASCII, locale-independent; same as rules.cc's validation).
 bool is_placeholder_char(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
@@ -59,11 +85,12 @@ struct RuleMatcher::Compiled {
   };
   std::array<KindSet, kKinds> kinds;
 
-  // Prefilter. Bit (a<<8|b) is set when some Line rule's needle starts with bytes a, b; the
-  // needles are sorted by that pair so a hit verifies only its own bucket.
+  // Prefilter. Bit (a<<8|b) is set when some Line rule's needle has the bytes a, b at its
+  // indexing offset; the needles are sorted by that pair so a hit verifies only its own bucket.
   std::array<std::uint64_t, 65536 / 64> pair_bits{};
   struct Needle {
-    std::uint16_t pair;
+    std::uint16_t pair;      // the needle's bytes at `offset`, offset + 1
+    std::uint16_t offset;
     std::string text;
   };
   std::vector<Needle> needles;
@@ -138,10 +165,17 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
       c.always_candidate = true;
       continue;
     }
+    static const std::array<std::uint8_t, 65536> noise = noise_pair_counts();
     for (const std::string& n : rule.needles) {
-      const std::uint16_t key = pair_key(static_cast<unsigned char>(n[0]), static_cast<unsigned char>(n[1]));
+      std::size_t best = 0;
+      for (std::size_t k = 1; k + 1 < n.size() && k < 0xffff; ++k)
+        if (noise[pair_key(static_cast<unsigned char>(n[k]), static_cast<unsigned char>(n[k + 1]))] <
+            noise[pair_key(static_cast<unsigned char>(n[best]), static_cast<unsigned char>(n[best + 1]))])
+          best = k;
+      const std::uint16_t key =
+          pair_key(static_cast<unsigned char>(n[best]), static_cast<unsigned char>(n[best + 1]));
       c.pair_bits[key >> 6] |= std::uint64_t{1} << (key & 63);
-      c.needles.push_back({key, n});
+      c.needles.push_back({key, static_cast<std::uint16_t>(best), n});
     }
   }
   std::sort(c.needles.begin(), c.needles.end(), [](const auto& a, const auto& b) {
@@ -160,7 +194,8 @@ std::uint64_t RuleMatcher::set_fallback_count() const {
 
 // Contract: returns true whenever `text` contains one of the Line rules' needles (so never a
 // false negative for a rule whose needles are honest); false positives are fine. Case-sensitive,
-// byte-wise, no allocation: one table probe per byte, memcmp only on a pair hit.
+// byte-wise, no allocation: one table probe per byte, memcmp only on a pair hit (the needle is
+// compared from its start, `offset` bytes before the pair).
 bool RuleMatcher::line_candidate(std::string_view text) const {
   if (!prefilter_enabled_) return true;
   const Compiled& c = *compiled_;
@@ -175,7 +210,9 @@ bool RuleMatcher::line_candidate(std::string_view text) const {
                                [](const Compiled::Needle& nd, std::uint16_t k) { return nd.pair < k; });
     for (; it != c.needles.end() && it->pair == key; ++it) {
       const std::size_t len = it->text.size();
-      if (len <= n - i && std::memcmp(p + i, it->text.data(), len) == 0) return true;
+      if (it->offset > i) continue;
+      const std::size_t start = i - it->offset;
+      if (len <= n - start && std::memcmp(p + start, it->text.data(), len) == 0) return true;
     }
   }
   return false;

@@ -38,3 +38,6 @@ foreach(script ${BAD_INPUT_CASES})
                                               ${CMAKE_SOURCE_DIR}/fixtures $<TARGET_FILE:megatriage_label_check>)
   set_tests_properties(e2e.bad-input.${name} PROPERTIES TIMEOUT 300)
 endforeach()
+# tools/bench --quick: the benchmark harness runs and prints every ratio (timing is not asserted).
+add_test(NAME e2e.bench-quick COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bench_quick.sh $<TARGET_FILE:megatriage>)
+set_tests_properties(e2e.bench-quick PROPERTIES RUN_SERIAL TRUE TIMEOUT 600)
