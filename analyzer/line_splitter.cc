@@ -34,23 +34,26 @@ bool LineSplitter::refill() {
   return true;
 }
 
+void LineSplitter::report(bool& reported, const char* code, std::string message, const char* hint) {
+  if (!reported) {
+    reported = true;
+    diags_.add(Severity::Warning, code, std::move(message), display_path_, line_number_, hint);
+    return;
+  }
+  Diagnostic repeat;  // folded into the first one's count by the sink
+  repeat.code = code;
+  repeat.path = display_path_;
+  diags_.add(std::move(repeat));
+}
+
 std::string_view LineSplitter::clean(char* text, std::size_t size) {
   if (char* nul = static_cast<char*>(std::memchr(text, '\0', size))) {
     char* end = text + size;
     for (; nul != nullptr; nul = static_cast<char*>(std::memchr(nul, '\0', end - nul))) *nul = ' ';
-    if (!reported_nul_) {
-      reported_nul_ = true;
-      diags_.add(Severity::Warning, "split.nul-bytes",
-                 "NUL bytes in the text (replaced by spaces); first seen on this line",
-                 display_path_, line_number_,
-                 "usually a file that was preallocated or cut by a crashed node; the count is "
-                 "the number of lines with NULs");
-    } else {
-      Diagnostic repeat;  // folded into the first one's count
-      repeat.code = "split.nul-bytes";
-      repeat.path = display_path_;
-      diags_.add(std::move(repeat));
-    }
+    report(reported_nul_, "split.nul-bytes",
+           "NUL bytes in the text (replaced by spaces); first seen on this line",
+           "usually a file that was preallocated or cut by a crashed node; the count is "
+           "the number of lines with NULs");
   }
   // CRLF, and the blank redraws some progress bars end with.
   while (size > 0 && text[size - 1] == '\r') --size;
@@ -89,20 +92,11 @@ bool LineSplitter::next(LineView& line) {
       line.offset = consumed_offset_ + begin_;
       line.cut = true;
       line.text = clean(start, max_line);
-      if (!reported_long_) {
-        reported_long_ = true;
-        diags_.add(Severity::Warning, "split.line-too-long",
-                   "line longer than " + std::to_string(max_line) + " bytes; only its first " +
-                       std::to_string(max_line) + " bytes were kept",
-                   display_path_, line_number_,
-                   "often a dumped tensor or a progress bar without newlines; the count is the "
-                   "number of cut lines");
-      } else {
-        Diagnostic repeat;  // folded into the first one's count
-        repeat.code = "split.line-too-long";
-        repeat.path = display_path_;
-        diags_.add(std::move(repeat));
-      }
+      report(reported_long_, "split.line-too-long",
+             "line longer than " + std::to_string(max_line) + " bytes; only its first " +
+                 std::to_string(max_line) + " bytes were kept",
+             "often a dumped tensor or a progress bar without newlines; the count is the "
+             "number of cut lines");
       if (nl != nullptr) {
         begin_ += length + 1;
       } else {

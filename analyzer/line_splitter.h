@@ -42,6 +42,8 @@ class LineSplitter {
   std::uint64_t lines_read() const { return line_number_; }
 
  private:
+  /// First occurrence of `code` in this file: a full diagnostic; later ones only count.
+  void report(bool& reported, const char* code, std::string message, const char* hint);
   bool refill();
   std::string_view clean(char* text, std::size_t size);
   ByteSource& source_;

@@ -3,6 +3,7 @@
 // constructor; afterwards all members are read-only except an atomic fallback counter.
 
 #include "rule_matcher.h"
+#include "rule_regex_options.h"
 
 #include <re2/re2.h>
 #include <re2/set.h>
@@ -16,15 +17,6 @@
 namespace megatriage {
 
 namespace {
-
-// Must equal rules.cc's options so that sample checks and matching agree (byte-wise Latin-1).
-RE2::Options rule_regex_options() {
-  RE2::Options o;
-  o.set_log_errors(false);
-  o.set_encoding(RE2::Options::EncodingLatin1);
-  o.set_max_mem(8 << 20);
-  return o;
-}
 
 // The Set holds every rule of a kind in one DFA; RE2's default 8 MiB budget is tight for ~100
 // alternations, and running out only costs a slower per-rule pass, so give it room.

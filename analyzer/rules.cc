@@ -2,6 +2,7 @@
 // errors are translated into `rules.*` diagnostics here; nothing throws out of this file.
 
 #include "rules.h"
+#include "rule_regex_options.h"
 
 #include <re2/re2.h>
 
@@ -23,17 +24,6 @@ namespace megatriage {
 namespace {
 
 using nlohmann::json;
-
-// Samples are checked with exactly the options the matcher uses for captures, so a rule that
-// passes here behaves the same at match time. Latin-1 makes matching byte-wise: log lines are
-// not guaranteed to be UTF-8, and `[^\n]*` must cross any byte.
-RE2::Options rule_regex_options() {
-  RE2::Options o;
-  o.set_log_errors(false);
-  o.set_encoding(RE2::Options::EncodingLatin1);
-  o.set_max_mem(8 << 20);
-  return o;
-}
 
 constexpr std::size_t kMinNeedleBytes = 2;  // the matcher's prefilter indexes needle byte pairs
 
