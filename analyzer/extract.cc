@@ -57,6 +57,7 @@ struct StreamState {
   ConfigExtractor config;  // Megatron/launcher facts of this stream
   std::string host;  // from NCCL headers of this stream
   int srun_task = -1, tee_local_rank = -1, rank = -1;
+  bool busy = false;  // inside a traceback or an arguments dump: every line of it matters
 };
 
 int parse_int(std::string_view s) {
@@ -67,13 +68,30 @@ int parse_int(std::string_view s) {
   return ec == std::errc() ? v : -1;
 }
 
-// Reads `  rank      : 3 (local_rank: 1)` / `  exitcode  : -9 (pid: 10923)` style values.
+// ChildFailedError table lines, as torchelastic formats them: two spaces, the field name
+// left-aligned in ten columns, ':' (`  rank      : 3 (local_rank: 1)`).
+constexpr std::string_view kTableFields[] = {"  time      :", "  host      :", "  rank      :",
+                                             "  exitcode  :"};
+constexpr std::string_view kTableHeads[] = {"Failures:", "Root Cause (first observed failure)"};
+
 bool table_field(std::string_view body, std::string_view name, std::string_view& value) {
-  if (!starts_with(body, "  ") || body.size() < 14) return false;
-  std::string_view key = trim_spaces(body.substr(2, 10));
-  if (key != name || body[12] != ':') return false;
+  if (body.size() < 14 || !starts_with(body, "  ") || body[12] != ':') return false;
+  std::string_view key = body.substr(2, 10);
+  if (!starts_with(key, name) || key.find_first_not_of(' ', name.size()) != std::string_view::npos)
+    return false;
   value = trim_spaces(body.substr(13));
   return true;
+}
+
+// NCCL lines a stream's host is taken from: every rank prints some of these at init, and every
+// warning. (Not any NCCL line: the fast path would then have to visit all NCCL INFO chatter.)
+constexpr std::string_view kHostLines[] = {"NCCL WARN", "NCCL INFO Bootstrap", "NCCL INFO cudaDriverVersion",
+                                           "NCCL INFO NCCL version", "NCCL INFO comm 0x", "Init COMPLETE"};
+
+bool names_host(std::string_view body) {
+  for (std::string_view l : kHostLines)
+    if (body.find(l) != std::string_view::npos) return true;
+  return false;
 }
 
 }  // namespace
@@ -111,8 +129,12 @@ class FileAnalyzer {
     }
     PeekedSource peeked(std::move(head), source);
     LineSplitter splitter(peeked, diags_, file_.display_path, options_.split);
-    LineView line;
-    while (splitter.next(line)) analyze_line(line);
+    if (options_.triggers != nullptr && options_.triggers->ok()) {
+      scan_triggered_lines(splitter, *options_.triggers);
+    } else {
+      LineView line;
+      while (splitter.next(line)) analyze_line(line, true);
+    }
     for (auto& [key, stream] : streams_) {
       if (stream.builder.finish()) drain(stream);
     }
@@ -133,10 +155,37 @@ class FileAnalyzer {
   void on_line(const LineView& line) {
     ++result_.lines;
     result_.bytes = line.offset + line.text.size() + 1;
-    analyze_line(line);
+    analyze_line(line, true);
   }
 
  private:
+  // The fast path: one trigger search per buffer of complete lines, then only the lines with a
+  // hit are analysed, plus every line while some stream is busy (its traceback or arguments dump
+  // needs lines that carry no trigger). Lines cut for length or holding NULs are always
+  // analysed, so their diagnostics count the same as on the slow path.
+  void scan_triggered_lines(LineSplitter& splitter, const TriggerScanner& triggers) {
+    RawLine raw;
+    std::vector<std::uint32_t> hits;
+    std::size_t next_hit = 0;
+    std::uint64_t hits_base = 0, scanned_end = 0;
+    while (splitter.next_raw(raw)) {
+      bool hit = raw.cut || raw.has_nul;
+      if (!raw.cut) {
+        if (raw.offset >= scanned_end) {
+          hits.clear();
+          next_hit = 0;
+          std::string_view region = splitter.lookahead(hits_base);
+          triggers.scan(region, hits);
+          scanned_end = hits_base + region.size();
+        }
+        const std::uint64_t line_end = raw.offset + raw.size;
+        while (next_hit < hits.size() && hits_base + hits[next_hit] < raw.offset) ++next_hit;
+        for (; next_hit < hits.size() && hits_base + hits[next_hit] < line_end; ++next_hit) hit = true;
+      }
+      if (hit || busy_streams_ > 0) analyze_line(splitter.clean(raw), hit);
+    }
+  }
+
   FileResult finish_result(bool keep_diagnostics = false) {
     // Hosts learnt from NCCL headers of a stream apply to all its events.
     for (auto& e : result_.events) {
@@ -153,7 +202,9 @@ class FileAnalyzer {
     return std::move(result_);
   }
 
-  void analyze_line(const LineView& line) {
+  // `triggered`: the line holds a trigger (or every line is examined). Otherwise it can only
+  // matter to a busy stream, and is dropped once its prefix names an idle one.
+  void analyze_line(const LineView& line, bool triggered) {
     std::string_view text = line.text;
     if (std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
       // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
@@ -177,7 +228,9 @@ class FileAnalyzer {
       stream.tee_local_rank = prefix.tee_local_rank;
       stream.rank = prefix.rank;
     }
-    if (!prefix.nccl_host.empty() && stream.host.empty()) stream.host = short_host(prefix.nccl_host);
+    if (!triggered && !stream.busy) return;
+    if (!prefix.nccl_host.empty() && stream.host.empty() && names_host(body))
+      stream.host = short_host(prefix.nccl_host);
 
     // Feed the traceback builder first: a stamped line that ends a traceback (the launcher's
     // `failed (exitcode ...)`) is that traceback's upper time bound.
@@ -200,6 +253,11 @@ class FileAnalyzer {
         e.matches = std::move(matches);
         push(std::move(e), stream, stamp.has_value());
       }
+    }
+    bool busy = stream.builder.active() || stream.config.in_args_dump();
+    if (busy != stream.busy) {
+      stream.busy = busy;
+      if (busy) ++busy_streams_; else --busy_streams_;
     }
   }
 
@@ -426,6 +484,7 @@ class FileAnalyzer {
   FileResult result_;
   std::unordered_map<std::uint64_t, StreamState> streams_;
   std::size_t awaiting_total_ = 0;
+  std::size_t busy_streams_ = 0;
   std::string scratch_;
   bool reported_escapes_ = false;
   bool reported_utf8_ = false;
@@ -439,6 +498,21 @@ class FileAnalyzer {
   std::uint64_t pending_child_line_ = 0, pending_child_offset_ = 0;
   bool have_pending_child_ = false;
 };
+
+std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags) {
+  std::vector<std::string> literals;
+  if (!matcher.line_needles(literals)) return nullptr;
+  literals.emplace_back("Traceback (most recent call last):");  // TracebackBuilder::is_header
+  const auto& facts = ConfigExtractor::trigger_literals();
+  literals.insert(literals.end(), facts.begin(), facts.end());
+  for (std::string_view l : kTableFields) literals.emplace_back(l);
+  for (std::string_view l : kTableHeads) literals.emplace_back(l);
+  for (std::string_view l : kHostLines) literals.emplace_back(l);
+  literals.emplace_back("\x1b");  // escapes are stripped before matching: look at such lines
+  auto scanner = std::make_unique<TriggerScanner>(literals, diags);
+  if (!scanner->ok()) return nullptr;
+  return scanner;
+}
 
 FileResult analyze_source(const SourceFile& file, ByteSource& source, const RuleMatcher& matcher,
                           const AnalyzeOptions& options, DiagnosticSink& diags) {

@@ -17,6 +17,7 @@
 #include "reader.h"
 #include "rule_matcher.h"
 #include "traceback.h"
+#include "trigger_scan.h"
 #include "types.h"
 
 namespace megatriage {
@@ -56,7 +57,16 @@ struct AnalyzeOptions {
   ReadLimits read;
   SplitOptions split;
   TracebackLimits traceback;
+  // Whole-buffer search for the lines that can matter (make_trigger_scanner); null: every line
+  // is examined. Both give the same result: the scanner only skips lines that would change
+  // nothing.
+  const TriggerScanner* triggers = nullptr;
 };
+
+/// The trigger search for analyze_*: `matcher`'s Line needles plus the anchors of the traceback,
+/// fact, ChildFailedError-table and host extractors. Null when the matcher cannot list its
+/// needles (a rule without one, prefilter disabled) or the search does not compile.
+std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags);
 
 /// Per-file outcome. `events` are in line order.
 struct FileResult {

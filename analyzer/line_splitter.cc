@@ -21,9 +21,22 @@ bool LineSplitter::refill() {
   if (begin_ > 0) {
     std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     consumed_offset_ += begin_;
+    next_nul_ -= std::min(next_nul_, begin_);
+    last_start_ -= std::min(last_start_, begin_);
     end_ -= begin_;
     begin_ = 0;
   }
+  if (next_nul_ < end_) {  // a NUL still ahead in the kept tail: nothing new to look for
+    std::size_t n = source_.read(buffer_.get() + end_, buffer_size_ - end_);
+    if (n == 0) {
+      eof_ = true;
+      return false;
+    }
+    end_ += n;
+    total_bytes_ += n;
+    return true;
+  }
+  std::size_t old_end = end_;
   std::size_t n = source_.read(buffer_.get() + end_, buffer_size_ - end_);
   if (n == 0) {
     eof_ = true;
@@ -31,7 +44,15 @@ bool LineSplitter::refill() {
   }
   end_ += n;
   total_bytes_ += n;
+  find_next_nul(old_end);
   return true;
+}
+
+// One memchr per refill instead of one per line: NULs are rare.
+void LineSplitter::find_next_nul(std::size_t from) {
+  from = std::max(from, begin_);
+  const void* nul = from < end_ ? std::memchr(buffer_.get() + from, '\0', end_ - from) : nullptr;
+  next_nul_ = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - buffer_.get()) : end_;
 }
 
 void LineSplitter::report(bool& reported, const char* code, std::string message, const char* hint) {
@@ -46,8 +67,8 @@ void LineSplitter::report(bool& reported, const char* code, std::string message,
   diags_.add(std::move(repeat));
 }
 
-std::string_view LineSplitter::clean(char* text, std::size_t size) {
-  if (char* nul = static_cast<char*>(std::memchr(text, '\0', size))) {
+std::string_view LineSplitter::clean(char* text, std::size_t size, bool has_nul) {
+  if (char* nul = has_nul ? static_cast<char*>(std::memchr(text, '\0', size)) : nullptr) {
     char* end = text + size;
     for (; nul != nullptr; nul = static_cast<char*>(std::memchr(nul, '\0', end - nul))) *nul = ' ';
     report(reported_nul_, "split.nul-bytes",
@@ -66,6 +87,34 @@ std::string_view LineSplitter::clean(char* text, std::size_t size) {
 }
 
 bool LineSplitter::next(LineView& line) {
+  RawLine raw;
+  if (!next_raw(raw)) return false;
+  line = clean(raw);
+  return true;
+}
+
+LineView LineSplitter::clean(RawLine& raw) {
+  LineView line;
+  line.number = raw.number;
+  line.offset = raw.offset;
+  line.cut = raw.cut;
+  line.text = clean(raw.data, raw.size, raw.has_nul);
+  raw.has_nul = false;  // replaced now; a second clean() must not report again
+  return line;
+}
+
+std::string_view LineSplitter::lookahead(std::uint64_t& offset) const {
+  offset = consumed_offset_ + last_start_;
+  if (last_cut_ || last_start_ >= end_) return {};
+  std::size_t stop = end_;
+  if (!eof_) {
+    const void* nl = begin_ < end_ ? ::memrchr(buffer_.get() + begin_, '\n', end_ - begin_) : nullptr;
+    stop = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1 : begin_;
+  }
+  return std::string_view(buffer_.get() + last_start_, stop - last_start_);
+}
+
+bool LineSplitter::next_raw(RawLine& line) {
   const std::size_t max_line = options_.max_line_bytes;
   for (;;) {
     if (skipping_) {
@@ -78,6 +127,7 @@ bool LineSplitter::next(LineView& line) {
       }
       begin_ = static_cast<std::size_t>(static_cast<char*>(nl) - buffer_.get()) + 1;
       skipping_ = false;
+      if (next_nul_ < begin_) find_next_nul(begin_);
     }
 
     char* start = buffer_.get() + begin_;
@@ -87,31 +137,29 @@ bool LineSplitter::next(LineView& line) {
     // A '\r' right before the end may be half of a CRLF: it does not count towards the limit.
     std::size_t content = length - (length > 0 && start[length - 1] == '\r' ? 1 : 0);
 
-    if (content > max_line) {
+    if (content > max_line || nl != nullptr || (eof_ && pending > 0)) {
       line.number = ++line_number_;
       line.offset = consumed_offset_ + begin_;
-      line.cut = true;
-      line.text = clean(start, max_line);
-      report(reported_long_, "split.line-too-long",
-             "line longer than " + std::to_string(max_line) + " bytes; only its first " +
-                 std::to_string(max_line) + " bytes were kept",
-             "often a dumped tensor or a progress bar without newlines; the count is the "
-             "number of cut lines");
+      line.data = start;
+      line.cut = content > max_line;
+      line.size = line.cut ? max_line : length;
+      line.has_nul = next_nul_ < begin_ + line.size;
+      last_start_ = begin_;
+      last_cut_ = line.cut;
+      if (line.cut) {
+        report(reported_long_, "split.line-too-long",
+               "line longer than " + std::to_string(max_line) + " bytes; only its first " +
+                   std::to_string(max_line) + " bytes were kept",
+               "often a dumped tensor or a progress bar without newlines; the count is the "
+               "number of cut lines");
+      }
       if (nl != nullptr) {
         begin_ += length + 1;
       } else {
         begin_ = end_;
-        skipping_ = true;
+        skipping_ = line.cut;
       }
-      return true;
-    }
-
-    if (nl != nullptr || (eof_ && pending > 0)) {
-      line.number = ++line_number_;
-      line.offset = consumed_offset_ + begin_;
-      line.cut = false;
-      line.text = clean(start, length);
-      begin_ += nl != nullptr ? length + 1 : length;
+      if (next_nul_ < begin_) find_next_nul(begin_);
       return true;
     }
     if (eof_) return false;

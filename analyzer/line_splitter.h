@@ -22,6 +22,16 @@ struct LineView {
   bool cut = false;          // the line was longer than the limit; `text` is its head
 };
 
+/// A line as it lies in the buffer, before clean(): valid until the next call to next_raw().
+struct RawLine {
+  char* data = nullptr;
+  std::size_t size = 0;      // without '\n'; a cut line: its head
+  std::uint64_t number = 0;
+  std::uint64_t offset = 0;
+  bool cut = false;
+  bool has_nul = false;      // clean() will replace NULs (and report them)
+};
+
 struct SplitOptions {
   std::size_t buffer_bytes = 1 << 20;      // the fixed buffer (at least max_line_bytes + 2)
   std::size_t max_line_bytes = 64 << 10;   // longer lines are cut to this (rest skipped)
@@ -38,6 +48,16 @@ class LineSplitter {
   /// (reported once, code `split.nul-bytes`). Lines over the limit: `split.line-too-long`.
   bool next(LineView& line);
 
+  /// The same line as next() without clean(): for callers that look at few lines. Every line
+  /// later shown in a report must go through clean().
+  bool next_raw(RawLine& line);
+  /// What next() makes of a raw line (CR frames, NULs, reports). Mutates the buffer in place.
+  LineView clean(RawLine& line);
+  /// The buffered bytes from the start of the line last returned to the end of the last complete
+  /// line after it (or the end of input), and the stream offset of its first byte. Lets a caller
+  /// search many lines at once. Empty after a cut line.
+  std::string_view lookahead(std::uint64_t& offset) const;
+
   std::uint64_t bytes_read() const { return total_bytes_; }
   std::uint64_t lines_read() const { return line_number_; }
 
@@ -45,7 +65,8 @@ class LineSplitter {
   /// First occurrence of `code` in this file: a full diagnostic; later ones only count.
   void report(bool& reported, const char* code, std::string message, const char* hint);
   bool refill();
-  std::string_view clean(char* text, std::size_t size);
+  std::string_view clean(char* text, std::size_t size, bool has_nul);
+  void find_next_nul(std::size_t from);
   ByteSource& source_;
   DiagnosticSink& diags_;
   std::string display_path_;
@@ -56,6 +77,9 @@ class LineSplitter {
   std::size_t begin_ = 0, end_ = 0;     // unconsumed bytes are buffer_[begin_, end_)
   bool eof_ = false;
   bool skipping_ = false;               // inside the unread rest of a cut line
+  bool last_cut_ = false;
+  std::size_t last_start_ = 0;          // buffer index of the line last returned
+  std::size_t next_nul_ = 0;            // buffer index of the first NUL at/after begin_, or end_
   std::uint64_t line_number_ = 0;
   std::uint64_t total_bytes_ = 0;       // bytes received from the source
   std::uint64_t consumed_offset_ = 0;   // stream offset of buffer_[0]

@@ -601,6 +601,24 @@ bool parse_args_dump_line(std::string_view body, std::string& key, std::string& 
   return true;
 }
 
+const std::vector<std::string>& ConfigExtractor::trigger_literals() {
+  static const std::vector<std::string> literals = [] {
+    std::vector<std::string> l = {
+        " arguments ", "end of arguments",                    // dump banners
+        "using world size: ",                                 // parse_world_size
+        "setting global batch size to ", "setting number of micro",  // parse_setting
+        "> initializ",                                        // parse_initialized
+        " memory (MB) |",                                     // parse_memory_report
+        "iteration ",                                         // parse_iteration
+        "Theoretical memory footprints:",                     // parse_theoretical
+        "NVIDIA ", "Tesla ",                                  // find_vendor
+    };
+    for (const EnvKey& e : kEnvKeys) l.push_back(std::string(e.name) + "=");  // parse_env_echo
+    return l;
+  }();
+  return literals;
+}
+
 void ConfigExtractor::feed(std::string_view body, std::uint64_t line, int rank,
                            std::vector<Fact>& out) {
   if (body.empty()) return;

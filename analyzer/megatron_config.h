@@ -27,6 +27,11 @@ class ConfigExtractor {
   /// copied as printed (trimmed), capped at kMaxFactValueBytes.
   void feed(std::string_view body, std::uint64_t line, int rank, std::vector<Fact>& out);
 
+  /// Literals of which every fact-bearing line outside the arguments dump contains at least one
+  /// (banners, startup prints, memory and iteration lines, env echoes, GPU names). A fast
+  /// scanner may skip lines without them while in_args_dump() is false. Keep in step with feed().
+  static const std::vector<std::string>& trigger_literals();
+
   /// True between the `arguments` and `end of arguments` banners.
   bool in_args_dump() const { return in_dump_; }
 

@@ -210,6 +210,12 @@ bool RuleMatcher::line_candidate(std::string_view text) const {
   return false;
 }
 
+bool RuleMatcher::line_needles(std::vector<std::string>& out) const {
+  if (!prefilter_enabled_ || compiled_->always_candidate) return false;
+  for (const auto& n : compiled_->needles) out.push_back(n.text);
+  return true;
+}
+
 std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind) const {
   const Compiled& c = *compiled_;
   const Compiled::KindSet& ks = c.kinds[kind_index(kind)];

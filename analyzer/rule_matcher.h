@@ -38,6 +38,11 @@ class RuleMatcher {
   /// memcmp on a hit. Allocation-free; this is the per-line hot path.
   bool line_candidate(std::string_view text) const;
 
+  /// The Line rules' needles, for a whole-buffer search of candidate lines. False when no such
+  /// list is complete (a Line rule without a usable needle, or the prefilter is disabled): then
+  /// every line is a candidate.
+  bool line_needles(std::vector<std::string>& out) const;
+
   /// All rules with `applies_to == kind` that match `text`, ordered by priority (highest first),
   /// then id. Allocates only when something matches.
   std::vector<RuleMatch> match(std::string_view text, AppliesTo kind) const;

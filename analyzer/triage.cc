@@ -255,7 +255,10 @@ TriageOutcome run_triage(const TriageOptions& options) {
   }
 
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<FileResult> results = analyze_all(files, *matcher, options.analyze, jobs);
+  AnalyzeOptions analyze = options.analyze;
+  std::unique_ptr<TriggerScanner> triggers = make_trigger_scanner(*matcher, run_diags);
+  analyze.triggers = triggers.get();
+  std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs);
   out.report = build_report(results, *matcher, options, run_diags);
   out.report.rules_dirs = dirs;
   return out;

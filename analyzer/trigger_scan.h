@@ -1,0 +1,40 @@
+// Split stage, fast path: find the few lines of a buffer that can matter (ripgrep's trick). One
+// Vectorscan pass over a whole buffer of complete lines reports where trigger literals (rule
+// needles, traceback header, fact and table anchors...) and time-of-day stamps `DD:DD:DD` occur;
+// the extractor then visits only those lines, plus every line of a stream that is inside a
+// traceback or an arguments dump. RE2 stays the rules engine: this only says "look here".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnostics.h"
+
+namespace megatriage {
+
+class TriggerScanner {
+ public:
+  /// Compiles `literals` (byte strings, matched case-sensitively) plus the time-of-day shape.
+  /// On failure `ok()` is false and a diagnostic says why (callers then visit every line).
+  TriggerScanner(const std::vector<std::string>& literals, DiagnosticSink& diags);
+  ~TriggerScanner();
+  TriggerScanner(const TriggerScanner&) = delete;
+  TriggerScanner& operator=(const TriggerScanner&) = delete;
+
+  bool ok() const { return database_ != nullptr; }
+  std::size_t literal_count() const { return literal_count_; }
+
+  /// Appends to `hits` the offset (within `text`) of the last byte of every trigger occurrence,
+  /// in ascending order. `text` must not be larger than 4 GiB. Thread-safe (per-thread scratch).
+  void scan(std::string_view text, std::vector<std::uint32_t>& hits) const;
+
+ private:
+  struct Database;
+  Database* database_ = nullptr;
+  std::size_t literal_count_ = 0;
+};
+
+}  // namespace megatriage
