@@ -168,7 +168,11 @@ class FileAnalyzer {
     std::vector<std::uint32_t> hits;
     std::size_t next_hit = 0;
     std::uint64_t hits_base = 0, scanned_end = 0;
-    while (splitter.next_raw(raw)) {
+    for (;;) {
+      // Nothing busy: jump over the lines before the next hit (or the end of the searched text).
+      if (busy_streams_ == 0 && scanned_end > 0)
+        splitter.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit] : scanned_end);
+      if (!splitter.next_raw(raw)) break;
       bool hit = raw.cut || raw.has_nul;
       if (!raw.cut) {
         if (raw.offset >= scanned_end) {

@@ -3,8 +3,71 @@
 #include <algorithm>
 #include <cstring>
 #include <utility>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace megatriage {
+namespace {
+
+// Counts the '\n' in [p, p + n), which starts at a line start and ends after a '\n'; false if a
+// line there is longer than `max_line` bytes (counted only for lines of 64 bytes or more).
+bool count_short_lines_scalar(const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
+  const char* end = p + n;
+  while (p < end) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    if (nl == nullptr) nl = end;
+    if (static_cast<std::size_t>(nl - p) > max_line) return false;
+    ++count;
+    p = nl + 1;
+  }
+  return true;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,popcnt,lzcnt,bmi"))) bool count_short_lines_avx2(
+    const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
+  const __m256i newline = _mm256_set1_epi8('\n');
+  std::uint64_t found = 0;
+  std::size_t line_start = 0, i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 32));
+    std::uint64_t mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, newline))) |
+                         static_cast<std::uint64_t>(static_cast<std::uint32_t>(
+                             _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, newline)))) << 32;
+    if (mask == 0) continue;
+    found += static_cast<std::uint64_t>(_mm_popcnt_u64(mask));
+    // Lines inside one block are under 64 bytes; only the one that crosses into it can be long.
+    if (i + static_cast<std::size_t>(_tzcnt_u64(mask)) - line_start > max_line) return false;
+    line_start = i + 63 - static_cast<std::size_t>(_lzcnt_u64(mask)) + 1;
+  }
+  std::uint64_t tail = 0;
+  if (i < n) {
+    // The rest, and the long-line check of the line that started before it.
+    const char* nl = static_cast<const char*>(std::memchr(p + i, '\n', n - i));
+    std::size_t first = nl != nullptr ? static_cast<std::size_t>(nl - p) : n;
+    if (first - line_start > max_line) return false;
+    if (nl != nullptr && !count_short_lines_scalar(nl + 1, n - first - 1, max_line, tail)) return false;
+    if (nl != nullptr) ++tail;
+  } else if (n - line_start > 0) {
+    return false;  // requires: the range ends after a '\n' (then line_start == n)
+  }
+  count += found + tail;
+  return true;
+}
+#endif
+
+bool count_short_lines(const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+                           __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("abm");
+  if (avx2 && max_line >= 64) return count_short_lines_avx2(p, n, max_line, count);
+#endif
+  return count_short_lines_scalar(p, n, max_line, count);
+}
+
+}  // namespace
 
 LineSplitter::LineSplitter(ByteSource& source, DiagnosticSink& diags, std::string display_path,
                            SplitOptions options)
@@ -112,6 +175,20 @@ std::string_view LineSplitter::lookahead(std::uint64_t& offset) const {
     stop = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1 : begin_;
   }
   return std::string_view(buffer_.get() + last_start_, stop - last_start_);
+}
+
+void LineSplitter::skip_lines_before(std::uint64_t target) {
+  if (skipping_ || target <= consumed_offset_ + begin_) return;
+  std::size_t target_index = static_cast<std::size_t>(std::min<std::uint64_t>(target - consumed_offset_, end_));
+  const void* nl = ::memrchr(buffer_.get() + begin_, '\n', target_index - begin_);
+  if (nl == nullptr) return;
+  std::size_t stop = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1;
+  if (next_nul_ < stop) return;
+  std::uint64_t lines = 0;
+  if (!count_short_lines(buffer_.get() + begin_, stop - begin_, options_.max_line_bytes, lines)) return;
+  line_number_ += lines;
+  begin_ = stop;
+  next_nul_ = std::max(next_nul_, begin_);
 }
 
 bool LineSplitter::next_raw(RawLine& line) {

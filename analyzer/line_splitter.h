@@ -57,6 +57,10 @@ class LineSplitter {
   /// line after it (or the end of input), and the stream offset of its first byte. Lets a caller
   /// search many lines at once. Empty after a cut line.
   std::string_view lookahead(std::uint64_t& offset) const;
+  /// Skips the buffered complete lines that end before stream offset `target`, counting them,
+  /// without looking at them one by one. Skips nothing when one of them holds a NUL or is over
+  /// the length limit (next_raw() then reports it as usual).
+  void skip_lines_before(std::uint64_t target);
 
   std::uint64_t bytes_read() const { return total_bytes_; }
   std::uint64_t lines_read() const { return line_number_; }
