@@ -281,6 +281,17 @@ bool looks_binary(std::string_view first_block) {
   const std::size_t n = std::min<std::size_t>(first_block.size(), 4096);
   if (n == 0) return false;
   const auto* p = reinterpret_cast<const unsigned char*>(first_block.data());
+  // Nearly every log is plain ASCII text: say so without the per-byte UTF-8 walk.
+  bool plain = true;
+  for (std::size_t i = 0; i < n && plain; i += 64) {
+    unsigned char odd = 0;
+    for (std::size_t k = i; k < std::min(n, i + 64); ++k) {
+      unsigned char c = p[k];
+      odd |= static_cast<unsigned char>((c < 0x20 && c != '\n' && c != '\t' && c != '\r') | (c >= 0x7f));
+    }
+    plain = odd == 0;
+  }
+  if (plain) return false;
   const unsigned char* end = p + n;
   // A run of NULs counts once: a crashed writer leaves NUL runs (preallocated blocks) inside a
   // short log, binary data scatters them.

@@ -236,13 +236,26 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
 
 TriageOutcome run_triage(const TriageOptions& options) {
   TriageOutcome out;
-  DiagnosticSink run_diags;
+  DiagnosticSink run_diags, discover_diags;
   std::vector<std::string> dirs;
-  std::unique_ptr<RuleMatcher> matcher = load_matcher(options, dirs, run_diags);
-
+  std::unique_ptr<RuleMatcher> matcher;
+  std::unique_ptr<TriggerScanner> triggers;
+  // Compiling the rules and walking the tree are both serial; do them side by side.
+  std::exception_ptr compile_error;
+  std::thread compile([&] {
+    try {
+      matcher = load_matcher(options, dirs, run_diags);
+      triggers = make_trigger_scanner(*matcher, run_diags);
+    } catch (...) {
+      compile_error = std::current_exception();
+    }
+  });
   DiscoverOptions dopts;
   dopts.follow_symlinks_outside = options.follow_symlinks_outside;
-  std::vector<SourceFile> files = discover_sources(options.paths, dopts, run_diags);
+  std::vector<SourceFile> files = discover_sources(options.paths, dopts, discover_diags);
+  compile.join();
+  if (compile_error) std::rethrow_exception(compile_error);
+  for (auto& d : discover_diags.take()) run_diags.add(std::move(d));
   for (const auto& d : run_diags.items()) {
     if (d.code == "discover.not-found") {
       out.usage_error = true;
@@ -256,7 +269,6 @@ TriageOutcome run_triage(const TriageOptions& options) {
 
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   AnalyzeOptions analyze = options.analyze;
-  std::unique_ptr<TriggerScanner> triggers = make_trigger_scanner(*matcher, run_diags);
   analyze.triggers = triggers.get();
   std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs);
   out.report = build_report(results, *matcher, options, run_diags);
