@@ -3,6 +3,7 @@
 #include <hs/hs.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #if defined(__x86_64__)
@@ -13,6 +14,7 @@ namespace megatriage {
 
 struct TriggerScanner::Database {
   hs_database_t* db = nullptr;
+  std::uint64_t serial = 0;  // unique per database ever built: addresses get reused
 };
 
 namespace {
@@ -94,6 +96,7 @@ std::string escape_literal(const std::string& literal) {
 // Scratch space is per thread; one scratch serves every database (hs_alloc_scratch grows it).
 struct ThreadScratch {
   hs_scratch_t* scratch = nullptr;
+  std::uint64_t sized_for = 0;  // serial of the database it fits (hs_alloc_scratch is not free)
   ~ThreadScratch() {
     if (scratch != nullptr) hs_free_scratch(scratch);
   }
@@ -138,7 +141,8 @@ TriggerScanner::TriggerScanner(const std::vector<std::string>& literals, Diagnos
     hs_free_compile_error(error);
     return;
   }
-  database_ = new Database{db};
+  static std::atomic<std::uint64_t> serials{0};
+  database_ = new Database{db, ++serials};
 }
 
 TriggerScanner::~TriggerScanner() {
@@ -151,7 +155,10 @@ TriggerScanner::~TriggerScanner() {
 void TriggerScanner::scan(std::string_view text, std::vector<std::uint32_t>& hits) const {
   if (database_ == nullptr || text.empty()) return;
   thread_local ThreadScratch local;
-  if (hs_alloc_scratch(database_->db, &local.scratch) != HS_SUCCESS) {
+  if (local.sized_for != database_->serial) {
+    if (hs_alloc_scratch(database_->db, &local.scratch) == HS_SUCCESS) local.sized_for = database_->serial;
+  }
+  if (local.sized_for != database_->serial) {
     // Out of memory for scratch: report every line start as a hit rather than miss a line.
     hits.push_back(0);
     for (std::size_t i = 0; i + 1 < text.size(); ++i)
