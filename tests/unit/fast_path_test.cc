@@ -1,0 +1,186 @@
+// The trigger-search fast path must give exactly what examining every line gives, whatever the
+// buffer size (the search runs once per buffer of complete lines; skipped runs end at buffer
+// borders). Checked on every fixture log and on a generated log that puts each extractor's
+// shapes, NULs, CRs, escapes and over-long lines across many buffer borders.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "discover.h"
+#include "extract.h"
+#include "rules.h"
+#include "timestamp.h"
+
+using namespace megatriage;
+
+namespace {
+
+const RuleMatcher& repo_matcher() {
+  static DiagnosticSink diags;
+  static RuleMatcher matcher(load_rules({default_rules_dir()}, diags), diags);
+  return matcher;
+}
+
+const TriggerScanner& repo_triggers() {
+  static DiagnosticSink diags;
+  static std::unique_ptr<TriggerScanner> scanner = make_trigger_scanner(repo_matcher(), diags);
+  REQUIRE(scanner != nullptr);
+  return *scanner;
+}
+
+// Everything a later stage reads from a FileResult, as text.
+std::string signature(const FileResult& r) {
+  std::ostringstream out;
+  out << "lines " << r.lines << " bytes " << r.bytes << " stamped " << r.stamped_lines << " year "
+      << r.first_full_year << " binary " << r.binary << "\n";
+  if (r.first_stamp) out << "first " << to_debug_string(*r.first_stamp) << "\n";
+  if (r.last_stamp) out << "last " << to_debug_string(*r.last_stamp) << "\n";
+  for (const auto& e : r.events) {
+    out << "event " << static_cast<int>(e.kind) << " line " << e.origin.line << "-" << e.last_line
+        << " off " << e.origin.offset << " rank " << e.who.rank << " local " << e.who.local_rank
+        << " task " << e.who.task << " host " << e.who.host << " text " << e.text;
+    if (e.civil) out << " at " << to_debug_string(*e.civil);
+    if (e.before_civil) out << " before " << to_debug_string(*e.before_civil);
+    for (const auto& m : e.matches) out << " rule " << m.rule_index << "/" << m.fields.size();
+    if (e.kind == EventKind::Traceback) out << "\n" << to_debug_string(e.traceback);
+    if (e.kind == EventKind::ChildFailure)
+      out << " child " << e.child.rank << " " << e.child.exitcode << " " << e.child.host;
+    out << "\n";
+  }
+  for (const auto& f : r.facts) out << "fact " << f.key << "=" << f.value << " @" << f.line << " r" << f.rank << "\n";
+  for (const auto& d : r.diagnostics) out << "diag " << d.code << " x" << d.count << " @" << d.line << "\n";
+  return out.str();
+}
+
+std::string analyze(const std::string& text, const AnalyzeOptions& options) {
+  SourceFile file;
+  file.path = file.display_path = "logs/gen.out";
+  DiagnosticSink diags;
+  auto source = memory_source(text, Compression::None, file.display_path, diags);
+  return signature(analyze_source(file, *source, repo_matcher(), options, diags));
+}
+
+void check_same_for_every_buffer(const std::string& text, const std::string& what) {
+  for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
+    AnalyzeOptions every_line;
+    every_line.split.max_line_bytes = max_line;
+    every_line.split.buffer_bytes = 1 << 20;
+    const std::string expected = analyze(text, every_line);
+    for (std::size_t buffer : {max_line + 2, max_line + 977, std::size_t{70000}, std::size_t{1} << 20}) {
+      AnalyzeOptions fast = every_line;
+      fast.split.buffer_bytes = buffer;
+      fast.triggers = &repo_triggers();
+      INFO(what << ": max line " << max_line << ", buffer " << buffer);
+      CHECK(analyze(text, fast) == expected);
+      // The slow path itself does not depend on the buffer either.
+      every_line.split.buffer_bytes = buffer;
+      CHECK(analyze(text, every_line) == expected);
+      every_line.split.buffer_bytes = 1 << 20;
+    }
+  }
+}
+
+// A job log with the shapes of every extractor, repeated with noise between them.
+std::string generated_log() {
+  std::ostringstream out;
+  for (int block = 0; block < 40; ++block) {
+    int rank = block % 4;
+    std::string p = "[rank" + std::to_string(rank) + "]:";
+    for (int i = 0; i < 60; ++i)
+      out << "node00" << rank << ":12345:12345 [" << rank << "] NCCL INFO AllReduce: opCount " << i
+          << " sendbuff 0x7f00 recvbuff 0x7f00 count 1 datatype 7 op 0 root 0 comm 0x55 [nranks=4]\n";
+    if (block % 8 == 0) {
+      out << "node00" << rank << ":12345:12345 [" << rank << "] NCCL INFO Bootstrap : Using eth0:10.0.0."
+          << rank << "<0>\n";
+      out << "------------------------ arguments ------------------------\n"
+             "  micro_batch_size ................................ 4\n"
+          << "node00" << rank << ":1:1 [0] NCCL INFO Channel 00 : interleaved inside the dump\n"
+          << "  tensor_model_parallel_size ...................... 2\n"
+             "  seq_length ...................................... 8192\n"
+             "-------------------- end of arguments ---------------------\n"
+             "MASTER_ADDR=node000 MASTER_PORT=29500 NNODES=2\n"
+             "using world size: 4, data-parallel size: 2, context-parallel size: 1, tensor-model-parallel size: 2, pipeline-model-parallel size: 1\n"
+             "GPU 0: NVIDIA H100 80GB HBM3 (compute capability 9.0)\n";
+    }
+    out << " [2026-11-30 06:4" << block % 10 << ":0" << block % 10 << "] iteration      " << block
+        << "/     100 | consumed samples: 10 | lm loss: 2.5E+00 |\n";
+    out << "[Rank " << rank << "] (after " << block << " iterations) memory (MB) | allocated: 1.0 | max allocated: "
+        << 70000 + block << ".5 | reserved: 2.0 | max reserved: 76800.00\n";
+    if (block % 5 == 1) out << "progress 10%\rprogress 50%\r" << p << "[W1130 06:40:2" << block % 10 << ".1 x.cpp:1] warn\n";
+    if (block % 7 == 2) out << p << std::string(" text with a NUL\0 inside: srun: error:\0node1\n", 46);
+    if (block % 9 == 3) out << std::string(400 + block * 300, 'x') << " Traceback (most recent call last):\n";
+    if (block % 6 == 4) out << p << " \x1b[31mTrace\x1b[0mback (most recent call last):\n";
+    if (block % 10 == 5) {
+      out << p << " Traceback (most recent call last):\n";
+      for (int i = 0; i < 8; ++i)
+        out << "node009:1:1 [1] NCCL INFO interleaved " << i << "\n"
+            << p << "   File \"/ws/m.py\", line " << 10 + i << ", in f" << i << "\n"
+            << p << "     x = y" << i << "\n";
+      out << p << " torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+    }
+    if (block == 37) {
+      out << "[rank3]:[E1130 06:57:11.797384169 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught "
+             "collective operation timeout: WorkNCCL(SeqNum=1133, OpType=ALLREDUCE) ran for 602361 "
+             "milliseconds before timing out.\n"
+          << "node003:1:1 [3] NCCL WARN Cuda failure 'out of memory'\n"
+          << "E1130 06:57:12.053000 1606812 torch/distributed/elastic/multiprocessing/api.py] failed "
+             "(exitcode: 1) local_rank: 1 (pid: 2002223) of binary: /usr/bin/python3\n"
+          << "Failures:\n"
+             "[1]:\n"
+             "  time      : 2026-11-30_06:57:12\n"
+             "  host      : node053.cluster.local\n"
+             "  rank      : 3 (local_rank: 1)\n"
+             "  exitcode  : 1 (pid: 2002223)\n"
+             "  error_file: <N/A>\n";
+    }
+  }
+  out << "[rank0]: Traceback (most recent call last):\n[rank0]:   File \"/ws/z.py\", line 1, in <module>\n"
+         "[rank0]: ValueError: the last line has no newline";
+  return out.str();
+}
+
+}  // namespace
+
+TEST_SUITE("fast path") {
+TEST_CASE("fast path: a generated log gives the same result for every buffer size") {
+  std::string text = generated_log();
+  REQUIRE(text.size() > 100000);
+  check_same_for_every_buffer(text, "generated");
+  // The generated log does exercise the extractors (else the comparison proves little).
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  std::string sig = analyze(text, fast);
+  CHECK(sig.find("fact micro_batch_size=4") != std::string::npos);
+  CHECK(sig.find("fact world_size=4") != std::string::npos);
+  CHECK(sig.find("fact master_addr=node000") != std::string::npos);
+  CHECK(sig.find("fact gpu_model=H100") != std::string::npos);
+  CHECK(sig.find("OutOfMemoryError") != std::string::npos);
+  CHECK(sig.find("child 3 1 node053") != std::string::npos);
+  CHECK(sig.find("host node000 text node003:1:1 [3] NCCL WARN") != std::string::npos);  // from Bootstrap
+  CHECK(sig.find("diag split.nul-bytes") != std::string::npos);
+  CHECK(sig.find("diag split.line-too-long") == std::string::npos);  // 64 KiB lines: none
+}
+
+TEST_CASE("fast path: every fixture log gives the same result as examining every line") {
+  namespace fs = std::filesystem;
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(MEGATRIAGE_SOURCE_FIXTURES_DIR)) {
+    if (!fs::is_directory(entry.path() / "logs")) continue;
+    DiagnosticSink diags;
+    for (const SourceFile& file : discover_sources({(entry.path() / "logs").string()}, {}, diags)) {
+      AnalyzeOptions every_line, fast;
+      fast.triggers = &repo_triggers();
+      const std::string expected = signature(analyze_file(file, repo_matcher(), every_line));
+      for (std::size_t buffer : {std::size_t{65538}, std::size_t{100003}, std::size_t{1} << 20}) {
+        fast.split.buffer_bytes = buffer;
+        INFO(file.path << ", buffer " << buffer);
+        CHECK(signature(analyze_file(file, repo_matcher(), fast)) == expected);
+      }
+      ++files;
+    }
+  }
+  CHECK(files >= 30);
+}
+}
