@@ -183,6 +183,8 @@ class FileAnalyzer {
           std::string_view region = splitter.lookahead(hits_base);
           triggers.scan(region, hits);
           scanned_end = hits_base + region.size();
+          if (options_.bytes_done != nullptr && file_.compression == Compression::None)
+            options_.bytes_done->fetch_add(region.size(), std::memory_order_relaxed);
         }
         const std::uint64_t line_end = raw.offset + raw.size;
         while (next_hit < hits.size() && hits_base + hits[next_hit] < raw.offset) ++next_hit;

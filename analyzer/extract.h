@@ -3,6 +3,7 @@
 // later stages see only FileResults.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -61,6 +62,8 @@ struct AnalyzeOptions {
   // is examined. Both give the same result: the scanner only skips lines that would change
   // nothing.
   const TriggerScanner* triggers = nullptr;
+  // Bytes scanned so far, for a progress line (plain files add as they go); may be null.
+  std::atomic<std::uint64_t>* bytes_done = nullptr;
 };
 
 /// The trigger search for analyze_*: `matcher`'s Line needles plus the anchors of the traceback,

@@ -25,7 +25,7 @@ bool count_short_lines_scalar(const char* p, std::size_t n, std::size_t max_line
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2,popcnt,lzcnt,bmi"))) bool count_short_lines_avx2(
+__attribute__((target("avx2,popcnt"))) bool count_short_lines_avx2(
     const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
   const __m256i newline = _mm256_set1_epi8('\n');
   std::uint64_t found = 0;
@@ -37,10 +37,10 @@ __attribute__((target("avx2,popcnt,lzcnt,bmi"))) bool count_short_lines_avx2(
                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(
                              _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, newline)))) << 32;
     if (mask == 0) continue;
-    found += static_cast<std::uint64_t>(_mm_popcnt_u64(mask));
+    found += static_cast<std::uint64_t>(__builtin_popcountll(mask));
     // Lines inside one block are under 64 bytes; only the one that crosses into it can be long.
-    if (i + static_cast<std::size_t>(_tzcnt_u64(mask)) - line_start > max_line) return false;
-    line_start = i + 63 - static_cast<std::size_t>(_lzcnt_u64(mask)) + 1;
+    if (i + static_cast<std::size_t>(__builtin_ctzll(mask)) - line_start > max_line) return false;
+    line_start = i + 63 - static_cast<std::size_t>(__builtin_clzll(mask)) + 1;
   }
   std::uint64_t tail = 0;
   if (i < n) {
@@ -60,8 +60,7 @@ __attribute__((target("avx2,popcnt,lzcnt,bmi"))) bool count_short_lines_avx2(
 
 bool count_short_lines(const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-                           __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("abm");
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
   if (avx2 && max_line >= 64) return count_short_lines_avx2(p, n, max_line, count);
 #endif
   return count_short_lines_scalar(p, n, max_line, count);

@@ -158,6 +158,12 @@ int main(int argc, char** argv) {
                "Follow symlinks that point outside the given directories");
   app.add_flag("--no-prefilter", no_prefilter, "Debug: match every line with the full rule set")
       ->group("");
+  bool no_progress = false;
+  app.add_flag("--no-progress", no_progress,
+               "No progress line on stderr (shown only when stderr is a terminal and the scan "
+               "takes over a second)");
+  app.add_option("--progress-after-ms", options.progress_after_ms, "Test: progress line delay")
+      ->check(CLI::Range(0, 3600000))->group("");
   // Caps (README "Robustness"): hitting one is a diagnostic with the figure, never a silent cut.
   megatriage::AnalyzeOptions& limits = options.analyze;
   app.add_option("--max-decompressed-bytes", limits.read.max_decompressed_bytes,
@@ -181,6 +187,7 @@ int main(int argc, char** argv) {
   }
   if (options.paths.empty()) options.paths.push_back("logs");
   options.prefilter = !no_prefilter;
+  options.progress = !no_progress && isatty(STDERR_FILENO);
   limits.split.buffer_bytes = std::max(limits.split.buffer_bytes, limits.split.max_line_bytes + 2);
 
   megatriage::TriageOutcome outcome = megatriage::run_triage(options);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "checks.h"
@@ -17,6 +18,7 @@
 #include "root_cause.h"
 #include "rule_matcher.h"
 #include "rules.h"
+#include "progress.h"
 #include "timeline.h"
 
 namespace megatriage {
@@ -38,7 +40,16 @@ FileResult analyze_guarded(const SourceFile& file, const RuleMatcher& matcher,
 }
 
 std::vector<FileResult> analyze_all(const std::vector<SourceFile>& files, const RuleMatcher& matcher,
-                                    const AnalyzeOptions& options, unsigned jobs) {
+                                    AnalyzeOptions options, unsigned jobs, bool progress,
+                                    int progress_after_ms) {
+  ScanCounters counters;
+  std::optional<ProgressLine> line;
+  if (progress) {
+    std::uint64_t total = 0;
+    for (const auto& f : files) total += f.size_bytes;
+    options.bytes_done = &counters.bytes_done;
+    line.emplace(counters, files.size(), total, stderr, std::chrono::milliseconds(progress_after_ms));
+  }
   std::vector<FileResult> results(files.size());
   // Largest first so one big file does not start last and hold up the run.
   std::vector<std::size_t> order(files.size());
@@ -48,8 +59,13 @@ std::vector<FileResult> analyze_all(const std::vector<SourceFile>& files, const 
   });
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t k = next++; k < order.size(); k = next++)
-      results[order[k]] = analyze_guarded(files[order[k]], matcher, options);
+    for (std::size_t k = next++; k < order.size(); k = next++) {
+      const SourceFile& file = files[order[k]];
+      results[order[k]] = analyze_guarded(file, matcher, options);
+      if (file.compression != Compression::None)
+        counters.bytes_done.fetch_add(file.size_bytes, std::memory_order_relaxed);
+      counters.files_done.fetch_add(1, std::memory_order_relaxed);
+    }
   };
   unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(files.size())));
   std::vector<std::thread> threads;
@@ -285,7 +301,8 @@ TriageOutcome run_triage(const TriageOptions& options) {
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   AnalyzeOptions analyze = options.analyze;
   analyze.triggers = triggers.get();
-  std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs);
+  std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,
+                                                options.progress_after_ms);
   out.report = build_report(results, *matcher, options, run_diags);
   out.report.rules_dirs = dirs;
   return out;

@@ -32,4 +32,15 @@ grep -q $'\x1b' "$tmp/out" && { echo "FAIL escape codes written to a pipe"; fail
 expect_rc 1 "--color always" "$megatriage" --color always "$fixtures/slurm-a1-exception-peer-reset/logs"
 grep -q $'\x1b\[' "$tmp/out" || { echo "FAIL --color always did not colour"; fail=1; }
 expect_rc 0 "rules check" "$megatriage" rules check
+# Progress line: on a terminal (script(1) gives one) it is drawn and erased; never in a pipe, never
+# in the report.
+case=$fixtures/slurm-a1-exception-peer-reset/logs
+script -qec "$(printf '%q ' "$megatriage" --progress-after-ms 0 --format json -o "$tmp/p.json" "$case")" /dev/null >"$tmp/tty" 2>&1
+grep -q $'\r\x1b\[Kmegatriage: [0-9]*/[0-9]* files, .* GB/s, ETA' "$tmp/tty" || { echo "FAIL no progress line on a terminal"; od -c "$tmp/tty" | head; fail=1; }
+[[ $(tail -c 4 "$tmp/tty" | od -An -c | tr -d ' ') == *'\r033[K'* ]] || { echo "FAIL progress line not erased at the end"; fail=1; }
+grep -q "GB/s" "$tmp/p.json" && { echo "FAIL progress text in the JSON report"; fail=1; }
+expect_rc 1 "no progress in a pipe" "$megatriage" --progress-after-ms 0 "$case"
+grep -q "GB/s" "$tmp/err" "$tmp/out" && { echo "FAIL progress line written to a pipe"; fail=1; }
+script -qec "$(printf '%q ' "$megatriage" --no-progress --progress-after-ms 0 --format json -o "$tmp/p.json" "$case")" /dev/null >"$tmp/tty" 2>&1
+grep -q "GB/s" "$tmp/tty" && { echo "FAIL --no-progress still drew the line"; fail=1; }
 exit $fail

@@ -27,6 +27,29 @@ const RuleMatcher& builtin_matcher() {
   return matcher;
 }
 
+const TriggerScanner& builtin_triggers() {
+  static DiagnosticSink diags;
+  static std::unique_ptr<TriggerScanner> scanner = make_trigger_scanner(builtin_matcher(), diags);
+  if (!scanner) __builtin_trap();
+  return *scanner;
+}
+
+// What the later stages read from a FileResult, for the fast-path/every-line comparison.
+std::string summary(const FileResult& r) {
+  std::string s = std::to_string(r.lines) + " " + std::to_string(r.bytes) + " " + std::to_string(r.stamped_lines) + "\n";
+  for (const auto& e : r.events) {
+    s += std::to_string(static_cast<int>(e.kind)) + " " + std::to_string(e.origin.line) + "-" +
+         std::to_string(e.last_line) + " " + std::to_string(e.who.rank) + " " + e.who.host + " " + e.text;
+    for (const auto& m : e.matches) s += " " + std::to_string(m.rule_index);
+    if (e.civil) s += " t" + std::to_string(e.civil->second);
+    if (e.before_civil) s += " b" + std::to_string(e.before_civil->second);
+    s += "\n";
+  }
+  for (const auto& f : r.facts) s += f.key + "=" + f.value + "@" + std::to_string(f.line) + "\n";
+  for (const auto& d : r.diagnostics) s += d.code + " x" + std::to_string(d.count) + "\n";
+  return s;
+}
+
 // ESC not followed by `[digits;...m`: an escape that did not come from our colouring.
 bool has_foreign_escape(const std::string& s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -38,6 +61,10 @@ bool has_foreign_escape(const std::string& s) {
     if (j >= s.size() || s[j] != 'm') return true;
   }
   return false;
+}
+
+std::string bytes_copy(const std::uint8_t* data, std::size_t size) {
+  return std::string(reinterpret_cast<const char*>(data + 1), size - 1);
 }
 
 }  // namespace
@@ -64,8 +91,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   DiagnosticSink diags;
   auto source = memory_source(std::move(bytes), file.compression, file.display_path, diags,
                               options.read);
+  std::string plain = file.compression == Compression::None ? bytes_copy(data, size) : std::string();
   std::vector<FileResult> results;
   results.push_back(analyze_source(file, *source, matcher, options, diags));
+  if (file.compression == Compression::None) {
+    // Differential: the trigger-search fast path must see exactly what every-line analysis saw.
+    AnalyzeOptions fast = options;
+    fast.triggers = &builtin_triggers();
+    DiagnosticSink fast_diags;
+    auto again = memory_source(plain, file.compression, file.display_path, fast_diags, fast.read);
+    if (summary(analyze_source(file, *again, matcher, fast, fast_diags)) != summary(results.back()))
+      __builtin_trap();
+  }
   if (results.back().first_full_year == 0) apply_year(results.back(), 2026);
 
   std::vector<TimelineEntry> timeline = merge_timeline(results);

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "progress.h"
 #include "render.h"
 
 using namespace megatriage;
@@ -74,4 +75,16 @@ TEST_CASE("render: long lines wrap at the width") {
     start = end + 1;
   }
 }
+}
+
+TEST_CASE("progress: the line names files, gigabytes, rate and time left") {
+  CHECK(megatriage::progress_text(3, 10, 500000000, 2000000000, 1.0) ==
+        "megatriage: 3/10 files, 0.50/2.00 GB, 0.50 GB/s, ETA 3 s");
+  CHECK(megatriage::progress_text(0, 10, 0, 2000000000, 0.5) ==
+        "megatriage: 0/10 files, 0.00/2.00 GB, 0.00 GB/s, ETA --");
+  CHECK(megatriage::progress_text(1, 2, 1000000000, 200000000000, 10.0) ==
+        "megatriage: 1/2 files, 1.00/200.00 GB, 0.10 GB/s, ETA 33 min");
+  // Counters can overtake the on-disk total (a file that grew): never a negative ETA.
+  CHECK(megatriage::progress_text(2, 2, 3000000000, 2000000000, 1.0) ==
+        "megatriage: 2/2 files, 2.00/2.00 GB, 2.00 GB/s, ETA 0 s");
 }
