@@ -1,11 +1,13 @@
 #include "extract.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <utility>
 
+#include "chunk_scan.h"
 #include "line_prefix.h"
 #include "megatron_config.h"
 #include "text_util.h"
@@ -103,8 +105,8 @@ bool names_host(std::string_view body) {
 class FileAnalyzer {
  public:
   FileAnalyzer(const SourceFile& file, const RuleMatcher& matcher, const AnalyzeOptions& options,
-               DiagnosticSink& diags)
-      : file_(file), matcher_(matcher), options_(options), diags_(diags) {
+               DiagnosticSink& diags, ChunkedHits* chunked = nullptr)
+      : file_(file), matcher_(matcher), options_(options), diags_(diags), chunked_(chunked) {
     result_.file = file;
   }
 
@@ -137,9 +139,7 @@ class FileAnalyzer {
       LineView line;
       while (splitter.next(line)) analyze_line(line, true);
     }
-    for (auto& [key, stream] : streams_) {
-      if (stream.builder.finish()) drain(stream);
-    }
+    finish_streams();
     result_.bytes = splitter.bytes_read();
     result_.lines = splitter.lines_read();
     return finish_result();
@@ -148,9 +148,7 @@ class FileAnalyzer {
   /// Ends every stream (cut-off tracebacks included) and returns the result. With
   /// `keep_diagnostics` the shared sink keeps its items (snapshots).
   FileResult finish_all(bool keep_diagnostics = false) {
-    for (auto& [key, stream] : streams_) {
-      if (stream.builder.finish()) drain(stream);
-    }
+    finish_streams();
     return finish_result(keep_diagnostics);
   }
 
@@ -161,6 +159,16 @@ class FileAnalyzer {
   }
 
  private:
+  // Ends the tracebacks still open at the end of the file, in stream-key order: the hash map's
+  // order depends on which streams were created, and the fast path creates fewer.
+  void finish_streams() {
+    std::vector<std::pair<std::uint64_t, StreamState*>> open;
+    for (auto& [key, stream] : streams_) open.emplace_back(key, &stream);
+    std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [key, stream] : open)
+      if (stream->builder.finish()) drain(*stream);
+  }
+
   // The fast path: one trigger search per buffer of complete lines, then only the lines with a
   // hit are analysed, plus every line while some stream is busy (its traceback or arguments dump
   // needs lines that carry no trigger). Lines cut for length or holding NULs are always
@@ -181,7 +189,8 @@ class FileAnalyzer {
           hits.clear();
           next_hit = 0;
           std::string_view region = splitter.lookahead(hits_base);
-          triggers.scan(region, hits);
+          if (chunked_ == nullptr || !chunked_->hits_in(hits_base, region.size(), hits))
+            triggers.scan(region, hits);
           scanned_end = hits_base + region.size();
           if (options_.bytes_done != nullptr && file_.compression == Compression::None)
             options_.bytes_done->fetch_add(region.size(), std::memory_order_relaxed);
@@ -489,6 +498,7 @@ class FileAnalyzer {
   const RuleMatcher& matcher_;
   const AnalyzeOptions& options_;
   DiagnosticSink& diags_;
+  ChunkedHits* chunked_ = nullptr;
   FileResult result_;
   std::unordered_map<std::uint64_t, StreamState> streams_;
   std::size_t awaiting_total_ = 0;
@@ -523,8 +533,8 @@ std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher,
 }
 
 FileResult analyze_source(const SourceFile& file, ByteSource& source, const RuleMatcher& matcher,
-                          const AnalyzeOptions& options, DiagnosticSink& diags) {
-  FileAnalyzer analyzer(file, matcher, options, diags);
+                          const AnalyzeOptions& options, DiagnosticSink& diags, ChunkedHits* chunked) {
+  FileAnalyzer analyzer(file, matcher, options, diags, chunked);
   return analyzer.run(source);
 }
 
@@ -538,7 +548,14 @@ FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,
     result.diagnostics = diags.take();
     return result;
   }
-  return analyze_source(file, *source, matcher, options, diags);
+  std::unique_ptr<ChunkedHits> chunked;
+  if (options.triggers != nullptr && options.triggers->ok() && options.chunk_helpers > 0 &&
+      file.compression == Compression::None && file.size_bytes > 2 * options.chunk_bytes) {
+    chunked = std::make_unique<ChunkedHits>(file.path, file.size_bytes, *options.triggers,
+                                            options.chunk_bytes, options.split.max_line_bytes,
+                                            options.chunk_helpers);
+  }
+  return analyze_source(file, *source, matcher, options, diags, chunked.get());
 }
 
 IncrementalAnalyzer::IncrementalAnalyzer(SourceFile file, const RuleMatcher& matcher,

@@ -62,6 +62,10 @@ struct AnalyzeOptions {
   // is examined. Both give the same result: the scanner only skips lines that would change
   // nothing.
   const TriggerScanner* triggers = nullptr;
+  // One large plain file: helpers search chunks of it ahead of the extractor (chunk_scan.h).
+  // Used when triggers are set, chunk_helpers > 0 and the file has more than two chunks.
+  unsigned chunk_helpers = 0;
+  std::size_t chunk_bytes = 8 << 20;
   // Bytes scanned so far, for a progress line (plain files add as they go); may be null.
   std::atomic<std::uint64_t>* bytes_done = nullptr;
 };
@@ -85,10 +89,14 @@ struct FileResult {
   bool binary = false;
 };
 
+class ChunkedHits;
+
 /// Analyzes one file from an already-open source. Never throws; problems become diagnostics.
 /// Year-less stamps are resolved with `fallback_year` when the file itself prints no year.
+/// `chunked`: the trigger hits of this file searched in parallel (else searched here).
 FileResult analyze_source(const SourceFile& file, ByteSource& source, const RuleMatcher& matcher,
-                          const AnalyzeOptions& options, DiagnosticSink& diags);
+                          const AnalyzeOptions& options, DiagnosticSink& diags,
+                          ChunkedHits* chunked = nullptr);
 
 /// Opens and analyzes one file (the per-file worker entry point).
 FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,

@@ -164,6 +164,9 @@ int main(int argc, char** argv) {
                "takes over a second)");
   app.add_option("--progress-after-ms", options.progress_after_ms, "Test: progress line delay")
       ->check(CLI::Range(0, 3600000))->group("");
+  app.add_option("--chunk-bytes", options.analyze.chunk_bytes,
+                 "Test: chunk size of the parallel search of one large file")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 34))->group("");
   // Caps (README "Robustness"): hitting one is a diagnostic with the figure, never a silent cut.
   megatriage::AnalyzeOptions& limits = options.analyze;
   app.add_option("--max-decompressed-bytes", limits.read.max_decompressed_bytes,

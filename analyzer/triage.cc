@@ -301,6 +301,8 @@ TriageOutcome run_triage(const TriageOptions& options) {
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   AnalyzeOptions analyze = options.analyze;
   analyze.triggers = triggers.get();
+  // A big file gets the other cores to search it ahead of its reader (one file, one task).
+  analyze.chunk_helpers = jobs > 1 ? jobs - 1 : 0;
   std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,
                                                 options.progress_after_ms);
   out.report = build_report(results, *matcher, options, run_diags);

@@ -1,0 +1,121 @@
+#include "chunk_scan.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace megatriage {
+
+ChunkedHits::ChunkedHits(std::string path, std::uint64_t size, const TriggerScanner& scanner,
+                         std::size_t chunk_bytes, std::size_t max_line_bytes, unsigned helpers)
+    : path_(std::move(path)), size_(size), scanner_(scanner), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)),
+      max_line_bytes_(max_line_bytes), chunk_count_((size + chunk_bytes_ - 1) / chunk_bytes_),
+      max_ahead_(2 * static_cast<std::uint64_t>(std::max(helpers, 1u)) + 2) {
+  for (unsigned i = 0; i < std::max(helpers, 1u); ++i) threads_.emplace_back([this] { work(); });
+}
+
+ChunkedHits::~ChunkedHits() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void ChunkedHits::work() {
+  std::vector<char> buffer;
+  std::vector<std::uint32_t> local;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] {
+      return stop_ || (next_ < chunk_count_ && (next_ < first_ + max_ahead_ || next_ <= wanted_));
+    });
+    if (stop_) return;
+    std::uint64_t index = next_++;
+    while (window_.size() <= index - first_) window_.emplace_back();
+    lock.unlock();
+    Chunk result;
+    search_chunk(index, buffer, local, result);
+    lock.lock();
+    if (index >= first_) window_[index - first_] = std::move(result);
+    changed_.notify_all();
+  }
+}
+
+// Reads chunk `index` from one byte before it (to see whether a line starts at its first byte)
+// to max_line_bytes past its end (to finish its last line) and searches the lines starting in it.
+void ChunkedHits::search_chunk(std::uint64_t index, std::vector<char>& buffer,
+                               std::vector<std::uint32_t>& local, Chunk& chunk) const {
+  chunk.done = true;
+  const std::uint64_t start = index * chunk_bytes_, stop = std::min(size_, start + chunk_bytes_);
+  const std::uint64_t from = start == 0 ? 0 : start - 1;
+  const std::uint64_t to = std::min<std::uint64_t>(size_, stop + max_line_bytes_ + 2);
+  buffer.resize(static_cast<std::size_t>(to - from));
+  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    chunk.failed = true;
+    return;
+  }
+  std::size_t got = 0;
+  while (got < buffer.size()) {
+    ssize_t n = ::pread(fd, buffer.data() + got, buffer.size() - got, static_cast<off_t>(from + got));
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (got < buffer.size()) {  // shrank or failed: let the extractor search these bytes itself
+    chunk.failed = true;
+    return;
+  }
+  const char* data = buffer.data();
+  std::size_t first = 0;  // index of the first line start at or after `start`
+  if (start > 0) {
+    const void* nl = std::memchr(data, '\n', got);
+    if (nl == nullptr) return;  // one line spans the chunk: it started earlier
+    first = static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1;
+  }
+  const std::size_t chunk_end = static_cast<std::size_t>(stop - from);
+  if (first >= chunk_end) return;  // no line starts here
+  // The last line starting in the chunk ends at the first '\n' from chunk_end - 1 on.
+  const std::size_t look = std::max(first, chunk_end - 1);
+  const void* nl = std::memchr(data + look, '\n', got - look);
+  const std::size_t end = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1 : got;
+  local.clear();
+  scanner_.scan(std::string_view(data + first, end - first), local);
+  chunk.hits.reserve(local.size());
+  for (std::uint32_t h : local) chunk.hits.push_back(from + first + h);
+}
+
+bool ChunkedHits::hits_in(std::uint64_t begin, std::size_t length, std::vector<std::uint32_t>& out) {
+  if (length == 0) return true;
+  const std::uint64_t end = begin + length;
+  if (end > size_) return false;
+  const std::uint64_t k0 = begin / chunk_bytes_, k1 = (end - 1) / chunk_bytes_;
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (k0 < first_) return false;  // ranges must come in order
+  // Chunks before k0 own no line in this range or later: release them (and let helpers go on).
+  while (first_ < k0) {
+    if (!window_.empty()) window_.pop_front();
+    ++first_;
+  }
+  if (next_ < first_) next_ = first_;
+  wanted_ = std::max(wanted_, k1);
+  changed_.notify_all();
+  std::size_t before = out.size();
+  for (std::uint64_t k = k0; k <= k1; ++k) {
+    changed_.wait(lock, [&] { return k - first_ < window_.size() && window_[k - first_].done; });
+    const Chunk& c = window_[k - first_];
+    if (c.failed) {
+      out.resize(before);
+      return false;
+    }
+    auto lo = std::lower_bound(c.hits.begin(), c.hits.end(), begin);
+    for (auto it = lo; it != c.hits.end() && *it < end; ++it) out.push_back(static_cast<std::uint32_t>(*it - begin));
+  }
+  return true;
+}
+
+}  // namespace megatriage
