@@ -1,6 +1,7 @@
 #include "chunk_scan.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,7 +27,6 @@ ChunkedHits::~ChunkedHits() {
 }
 
 void ChunkedHits::work() {
-  std::vector<char> buffer;
   std::vector<std::uint32_t> local;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
@@ -34,25 +34,35 @@ void ChunkedHits::work() {
       return stop_ || (next_ < chunk_count_ && (next_ < first_ + max_ahead_ || next_ <= wanted_));
     });
     if (stop_) return;
-    std::uint64_t index = next_++;
-    while (window_.size() <= index - first_) window_.emplace_back();
-    lock.unlock();
-    Chunk result;
-    search_chunk(index, buffer, local, result);
-    lock.lock();
-    if (index >= first_) window_[index - first_] = std::move(result);
-    changed_.notify_all();
+    take_and_search(lock, local);
   }
+}
+
+// Requires: `lock` held, next_ < chunk_count_. Searches chunk next_ with the lock released.
+void ChunkedHits::take_and_search(std::unique_lock<std::mutex>& lock, std::vector<std::uint32_t>& local) {
+  std::uint64_t index = next_++;
+  while (window_.size() <= index - first_) window_.emplace_back();
+  Chunk result;
+  if (!spare_.empty()) {  // reuse a buffer: a fresh 2 MiB allocation costs page faults
+    result.bytes = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  lock.unlock();
+  search_chunk(index, local, result);
+  lock.lock();
+  if (index >= first_) window_[index - first_] = std::move(result);
+  changed_.notify_all();
 }
 
 // Reads chunk `index` from one byte before it (to see whether a line starts at its first byte)
 // to max_line_bytes past its end (to finish its last line) and searches the lines starting in it.
-void ChunkedHits::search_chunk(std::uint64_t index, std::vector<char>& buffer,
-                               std::vector<std::uint32_t>& local, Chunk& chunk) const {
+void ChunkedHits::search_chunk(std::uint64_t index, std::vector<std::uint32_t>& local, Chunk& chunk) const {
   chunk.done = true;
   const std::uint64_t start = index * chunk_bytes_, stop = std::min(size_, start + chunk_bytes_);
   const std::uint64_t from = start == 0 ? 0 : start - 1;
   const std::uint64_t to = std::min<std::uint64_t>(size_, stop + max_line_bytes_ + 2);
+  std::vector<char>& buffer = chunk.bytes;
+  chunk.from = from;
   buffer.resize(static_cast<std::size_t>(to - from));
   int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -89,6 +99,70 @@ void ChunkedHits::search_chunk(std::uint64_t index, std::vector<char>& buffer,
   for (std::uint32_t h : local) chunk.hits.push_back(from + first + h);
 }
 
+ChunkedHits::Chunk& ChunkedHits::wait_for(std::unique_lock<std::mutex>& lock, std::uint64_t k) {
+  wanted_ = std::max(wanted_, k);
+  changed_.notify_all();
+  // Rather than wait, the extractor searches chunks too: chunk k itself when no helper took it
+  // yet, else the next untaken one (searching is most of the work; waiting would leave a core
+  // idle on a 2-core machine).
+  auto ready = [&] { return k - first_ < window_.size() && window_[k - first_].done; };
+  while (!ready()) {
+    if (next_ <= k || (next_ < chunk_count_ && next_ < first_ + max_ahead_))
+      take_and_search(lock, own_hits_);
+    else
+      changed_.wait(lock, [&] { return ready() || (next_ < chunk_count_ && next_ < first_ + max_ahead_); });
+  }
+  return window_[k - first_];
+}
+
+std::size_t ChunkedHits::read_bytes(std::uint64_t offset, char* out, std::size_t capacity) {
+  if (offset >= size_ || capacity == 0) return 0;
+  const std::uint64_t k = offset / chunk_bytes_;
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (k < first_) return 0;
+  Chunk& c = wait_for(lock, k);
+  if (c.failed) return 0;
+  const std::uint64_t stop = std::min(size_, (k + 1) * chunk_bytes_);
+  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, stop - offset));
+  std::memcpy(out, c.bytes.data() + (offset - c.from), n);
+  if (offset + n == stop) {  // the reader is past this chunk: its buffer can serve another
+    spare_.push_back(std::move(c.bytes));
+    c.bytes = {};
+  }
+  return n;
+}
+
+std::size_t ChunkSource::read(char* buffer, std::size_t capacity) {
+  if (ended_) return 0;
+  if (!on_fallback_) {
+    std::size_t n = chunks_.read_bytes(offset_, buffer, capacity);
+    if (n > 0) {
+      offset_ += n;
+      return n;
+    }
+    if (offset_ >= size_) {
+      ended_ = true;
+      struct stat st;
+      if (::stat(file_.path.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > size_)
+        diags_.add(Severity::Info, "read.file-grew",
+                   "file grew from " + std::to_string(size_) + " to " + std::to_string(st.st_size) +
+                       " bytes while being read; the first " + std::to_string(size_) + " were analysed",
+                   file_.display_path, 0, "the job may still be writing; run again once it has ended");
+      return 0;
+    }
+    // A chunk could not be read (the file shrank or changed): the ordinary reader goes on from
+    // here, and reports what it finds.
+    on_fallback_ = true;
+    std::vector<char> skip(1 << 16);
+    for (std::uint64_t left = offset_; left > 0;) {
+      std::size_t got = fallback_->read(skip.data(), static_cast<std::size_t>(std::min<std::uint64_t>(left, skip.size())));
+      if (got == 0) return 0;
+      left -= got;
+    }
+  }
+  return fallback_->read(buffer, capacity);
+}
+
 bool ChunkedHits::hits_in(std::uint64_t begin, std::size_t length, std::vector<std::uint32_t>& out) {
   if (length == 0) return true;
   const std::uint64_t end = begin + length;
@@ -106,8 +180,7 @@ bool ChunkedHits::hits_in(std::uint64_t begin, std::size_t length, std::vector<s
   changed_.notify_all();
   std::size_t before = out.size();
   for (std::uint64_t k = k0; k <= k1; ++k) {
-    changed_.wait(lock, [&] { return k - first_ < window_.size() && window_[k - first_].done; });
-    const Chunk& c = window_[k - first_];
+    const Chunk& c = wait_for(lock, k);
     if (c.failed) {
       out.resize(before);
       return false;

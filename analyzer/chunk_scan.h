@@ -1,8 +1,9 @@
-// Split stage, parallel part: the trigger search of ONE large plain file, cut into chunks that
-// helper threads search ahead of the extractor, which still reads the file front to back. Only
-// the search runs in parallel; everything with state (streams, tracebacks, stamps) stays in one
-// thread, so nothing needs stitching at chunk borders: a chunk owns the lines that START in it,
-// and a literal never spans lines, so the hits are those of one search over the whole file.
+// Split stage, parallel part: ONE large plain file is read and trigger-searched in chunks by
+// helper threads, ahead of the extractor, which takes the bytes (ChunkSource) and the hits in
+// file order. Only reading and searching run in parallel; everything with state (streams,
+// tracebacks, stamps) stays in one thread, so nothing needs stitching at chunk borders: a chunk
+// owns the lines that START in it, and a literal never spans lines, so the hits are those of
+// one search over the whole file.
 #pragma once
 
 #include <condition_variable>
@@ -13,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "reader.h"
 #include "trigger_scan.h"
 
 namespace megatriage {
@@ -34,14 +36,23 @@ class ChunkedHits {
   /// caller then searches the bytes itself.
   bool hits_in(std::uint64_t begin, std::size_t length, std::vector<std::uint32_t>& out);
 
+  /// Copies file bytes from `offset` on (reads must be sequential) out of the chunk buffers;
+  /// returns 0 at `size` or when a chunk could not be read (the caller then reads the file
+  /// itself from there).
+  std::size_t read_bytes(std::uint64_t offset, char* out, std::size_t capacity);
+
  private:
   struct Chunk {
     bool done = false, failed = false;
     std::vector<std::uint64_t> hits;  // absolute offsets
+    std::vector<char> bytes;          // file bytes from `from` on, until the reader took them
+    std::uint64_t from = 0;
   };
+  // Requires: lock held. Waits until chunk `k` is searched, searching it here if no helper has.
+  Chunk& wait_for(std::unique_lock<std::mutex>& lock, std::uint64_t k);
   void work();
-  void search_chunk(std::uint64_t index, std::vector<char>& buffer, std::vector<std::uint32_t>& local,
-                    Chunk& chunk) const;
+  void take_and_search(std::unique_lock<std::mutex>& lock, std::vector<std::uint32_t>& local);
+  void search_chunk(std::uint64_t index, std::vector<std::uint32_t>& local, Chunk& chunk) const;
 
   const std::string path_;
   const std::uint64_t size_;
@@ -58,6 +69,30 @@ class ChunkedHits {
   std::uint64_t wanted_ = 0;       // last chunk the extractor waits for (may exceed max_ahead_)
   bool stop_ = false;
   std::vector<std::thread> threads_;
+  std::vector<std::uint32_t> own_hits_;   // the extractor's, when it searches a chunk itself
+  std::vector<std::vector<char>> spare_;  // chunk buffers the reader is done with
+};
+
+/// The file's bytes out of a ChunkedHits; when a chunk could not be read (the file shrank or
+/// changed), `fallback` — the file opened the ordinary way — takes over from that offset.
+class ChunkSource : public ByteSource {
+ public:
+  /// `size`: the file size the chunks were cut for; a file found longer at the end is reported
+  /// like the ordinary reader does (read.file-grew).
+  ChunkSource(ChunkedHits& chunks, std::uint64_t size, std::unique_ptr<ByteSource> fallback,
+              const SourceFile& file, DiagnosticSink& diags)
+      : chunks_(chunks), size_(size), fallback_(std::move(fallback)), file_(file), diags_(diags) {}
+  std::size_t read(char* buffer, std::size_t capacity) override;
+
+ private:
+  ChunkedHits& chunks_;
+  std::uint64_t size_;
+  std::unique_ptr<ByteSource> fallback_;
+  const SourceFile& file_;
+  DiagnosticSink& diags_;
+  bool ended_ = false;
+  std::uint64_t offset_ = 0;
+  bool on_fallback_ = false;
 };
 
 }  // namespace megatriage

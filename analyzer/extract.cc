@@ -204,15 +204,18 @@ class FileAnalyzer {
   }
 
   FileResult finish_result(bool keep_diagnostics = false) {
-    // Hosts learnt from NCCL headers of a stream apply to all its events.
+    // Hosts learnt from NCCL headers of a stream apply to all events of its rank (from the
+    // stream with the smallest key when several name one: a fixed choice, not hash order).
+    std::unordered_map<int, std::pair<std::uint64_t, const std::string*>> host_of_rank;
+    for (auto& [key, s] : streams_) {
+      if (s.host.empty() || s.rank < 0) continue;
+      auto [it, inserted] = host_of_rank.try_emplace(s.rank, key, &s.host);
+      if (!inserted && key < it->second.first) it->second = {key, &s.host};
+    }
     for (auto& e : result_.events) {
-      if (!e.who.host.empty()) continue;
-      for (auto& [key, s] : streams_) {
-        if (!s.host.empty() && e.who.rank >= 0 && s.rank == e.who.rank) {
-          e.who.host = s.host;
-          break;
-        }
-      }
+      if (!e.who.host.empty() || e.who.rank < 0) continue;
+      auto it = host_of_rank.find(e.who.rank);
+      if (it != host_of_rank.end()) e.who.host = *it->second.second;
     }
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
@@ -548,14 +551,14 @@ FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,
     result.diagnostics = diags.take();
     return result;
   }
-  std::unique_ptr<ChunkedHits> chunked;
   if (options.triggers != nullptr && options.triggers->ok() && options.chunk_helpers > 0 &&
       file.compression == Compression::None && file.size_bytes > 2 * options.chunk_bytes) {
-    chunked = std::make_unique<ChunkedHits>(file.path, file.size_bytes, *options.triggers,
-                                            options.chunk_bytes, options.split.max_line_bytes,
-                                            options.chunk_helpers);
+    ChunkedHits chunked(file.path, file.size_bytes, *options.triggers, options.chunk_bytes,
+                        options.split.max_line_bytes, options.chunk_helpers);
+    ChunkSource from_chunks(chunked, file.size_bytes, std::move(source), file, diags);
+    return analyze_source(file, from_chunks, matcher, options, diags, &chunked);
   }
-  return analyze_source(file, *source, matcher, options, diags, chunked.get());
+  return analyze_source(file, *source, matcher, options, diags);
 }
 
 IncrementalAnalyzer::IncrementalAnalyzer(SourceFile file, const RuleMatcher& matcher,

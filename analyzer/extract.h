@@ -65,7 +65,7 @@ struct AnalyzeOptions {
   // One large plain file: helpers search chunks of it ahead of the extractor (chunk_scan.h).
   // Used when triggers are set, chunk_helpers > 0 and the file has more than two chunks.
   unsigned chunk_helpers = 0;
-  std::size_t chunk_bytes = 8 << 20;
+  std::size_t chunk_bytes = 2 << 20;
   // Bytes scanned so far, for a progress line (plain files add as they go); may be null.
   std::atomic<std::uint64_t>* bytes_done = nullptr;
 };
