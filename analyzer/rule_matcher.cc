@@ -84,6 +84,7 @@ struct RuleMatcher::Compiled {
     std::uint16_t pair;      // the needle's bytes at `offset`, offset + 1
     std::uint16_t offset;
     std::string text;
+    std::vector<int> rules;  // the Line rules that have this needle
   };
   std::vector<Needle> needles;
   bool always_candidate = false;  // a Line rule without a usable needle: never skip a line
@@ -167,15 +168,22 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
       const std::uint16_t key =
           pair_key(static_cast<unsigned char>(n[best]), static_cast<unsigned char>(n[best + 1]));
       c.pair_bits[key >> 6] |= std::uint64_t{1} << (key & 63);
-      c.needles.push_back({key, static_cast<std::uint16_t>(best), n});
+      c.needles.push_back({key, static_cast<std::uint16_t>(best), n,
+                           {static_cast<int>(&rule - rules_.data())}});
     }
   }
   std::sort(c.needles.begin(), c.needles.end(), [](const auto& a, const auto& b) {
     return a.pair != b.pair ? a.pair < b.pair : a.text < b.text;
   });
-  c.needles.erase(std::unique(c.needles.begin(), c.needles.end(),
-                              [](const auto& a, const auto& b) { return a.text == b.text; }),
-                  c.needles.end());
+  // One entry per needle text, with every rule that has it.
+  std::vector<Compiled::Needle> merged;
+  for (auto& n : c.needles) {
+    if (!merged.empty() && merged.back().text == n.text)
+      merged.back().rules.insert(merged.back().rules.end(), n.rules.begin(), n.rules.end());
+    else
+      merged.push_back(std::move(n));
+  }
+  c.needles = std::move(merged);
 }
 
 RuleMatcher::~RuleMatcher() = default;
@@ -208,6 +216,29 @@ bool RuleMatcher::line_candidate(std::string_view text) const {
     }
   }
   return false;
+}
+
+// The Line rules whose needles occur in `text` (ascending, unique): by the needle contract no
+// other Line rule can match it. Same walk as line_candidate(), without stopping at the first.
+void RuleMatcher::line_candidate_rules(std::string_view text, std::vector<int>& out) const {
+  const Compiled& c = *compiled_;
+  const std::size_t n = text.size();
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const std::uint16_t key = pair_key(p[i], p[i + 1]);
+    if (!c.pair_hit(key)) continue;
+    auto it = std::lower_bound(c.needles.begin(), c.needles.end(), key,
+                               [](const Compiled::Needle& nd, std::uint16_t k) { return nd.pair < k; });
+    for (; it != c.needles.end() && it->pair == key; ++it) {
+      const std::size_t len = it->text.size();
+      if (it->offset > i) continue;
+      const std::size_t start = i - it->offset;
+      if (len <= n - start && std::memcmp(p + start, it->text.data(), len) == 0)
+        out.insert(out.end(), it->rules.begin(), it->rules.end());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
 bool RuleMatcher::line_needles(std::vector<std::string>& out) const {
@@ -246,7 +277,12 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
     }
   };
 
-  if (!ks.set) {
+  if (kind == AppliesTo::Line && prefilter_enabled_ && !c.always_candidate) {
+    // Only the rules whose needles the line holds (usually one): no Set pass over all of them.
+    std::vector<int> candidates;
+    line_candidate_rules(text, candidates);
+    for (int r : candidates) capture(r);
+  } else if (!ks.set) {
     per_rule();
   } else {
     // First pass without a result vector: Set::Match then allocates nothing, and most texts

@@ -43,6 +43,9 @@ class RuleMatcher {
   /// every line is a candidate.
   bool line_needles(std::vector<std::string>& out) const;
 
+  /// The Line rules whose needles occur in `text`, ascending: the only ones that can match it.
+  void line_candidate_rules(std::string_view text, std::vector<int>& out) const;
+
   /// All rules with `applies_to == kind` that match `text`, ordered by priority (highest first),
   /// then id. Allocates only when something matches.
   std::vector<RuleMatch> match(std::string_view text, AppliesTo kind) const;
