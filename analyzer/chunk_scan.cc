@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
 namespace megatriage {
 
@@ -48,7 +49,12 @@ void ChunkedHits::take_and_search(std::unique_lock<std::mutex>& lock, std::vecto
     spare_.pop_back();
   }
   lock.unlock();
-  search_chunk(index, local, result);
+  try {
+    search_chunk(index, local, result);
+  } catch (const std::exception&) {  // out of memory in a helper: the reader reads it itself
+    result = Chunk{};
+    result.done = result.failed = true;
+  }
   lock.lock();
   if (index >= first_) window_[index - first_] = std::move(result);
   changed_.notify_all();

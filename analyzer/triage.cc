@@ -301,8 +301,13 @@ TriageOutcome run_triage(const TriageOptions& options) {
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   AnalyzeOptions analyze = options.analyze;
   analyze.triggers = triggers.get();
-  // A big file gets the other cores to search it ahead of its reader (one file, one task).
-  analyze.chunk_helpers = jobs > 1 ? jobs - 1 : 0;
+  // Big plain files get the cores that would otherwise idle (one file is one task) to read
+  // and search them ahead of their reader; at most 7 helpers each, which bounds the chunks in
+  // flight (2 x helpers + 2 per file).
+  std::size_t big = 0;
+  for (const auto& f : files)
+    if (f.compression == Compression::None && f.size_bytes > 2 * analyze.chunk_bytes) ++big;
+  analyze.chunk_helpers = big > 0 && big < jobs ? std::min<unsigned>(7, static_cast<unsigned>((jobs - 1) / big)) : 0;
   std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,
                                                 options.progress_after_ms);
   out.report = build_report(results, *matcher, options, run_diags);
