@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -164,6 +165,8 @@ int main(int argc, char** argv) {
                "takes over a second)");
   app.add_option("--progress-after-ms", options.progress_after_ms, "Test: progress line delay")
       ->check(CLI::Range(0, 3600000))->group("");
+  bool timings = false;
+  app.add_flag("--timings", timings, "Profiling: phase wall times on stderr")->group("");
   app.add_option("--chunk-bytes", options.analyze.chunk_bytes,
                  "Test: chunk size of the parallel search of one large file")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 34))->group("");
@@ -199,6 +202,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  auto render_start = std::chrono::steady_clock::now();
   std::string rendered;
   if (format == "json") {
     rendered = megatriage::render_json(outcome.report);
@@ -209,6 +213,12 @@ int main(int argc, char** argv) {
     style.color = color == "always" ||
                   (color == "auto" && to_terminal && (no_color == nullptr || *no_color == '\0'));
     rendered = megatriage::render_text(outcome.report, style);
+  }
+  if (timings) {
+    double render_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - render_start).count();
+    std::fprintf(stderr, "timings: walk %.3f s, rules+search compile %.3f s (beside the walk), analyse %.3f s, "
+                 "report %.3f s, render %.3f s\n", outcome.walk_s, outcome.compile_s, outcome.analyze_s,
+                 outcome.report_s, render_s);
   }
   if (output.empty()) {
     std::fwrite(rendered.data(), 1, rendered.size(), stdout);

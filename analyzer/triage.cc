@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -273,10 +274,14 @@ TriageOutcome run_triage(const TriageOptions& options) {
   std::unique_ptr<TriggerScanner> triggers;
   // Compiling the rules and walking the tree are both serial; do them side by side.
   std::exception_ptr compile_error;
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  const Clock::time_point start = Clock::now();
   std::thread compile([&] {
     try {
       matcher = load_matcher(options, dirs, run_diags);
       triggers = make_trigger_scanner(*matcher, run_diags);
+      out.compile_s = seconds_since(start);
     } catch (...) {
       compile_error = std::current_exception();
     }
@@ -284,6 +289,7 @@ TriageOutcome run_triage(const TriageOptions& options) {
   DiscoverOptions dopts;
   dopts.follow_symlinks_outside = options.follow_symlinks_outside;
   std::vector<SourceFile> files = discover_sources(options.paths, dopts, discover_diags);
+  out.walk_s = seconds_since(start);
   compile.join();
   if (compile_error) std::rethrow_exception(compile_error);
   for (auto& d : discover_diags.take()) run_diags.add(std::move(d));
@@ -308,9 +314,13 @@ TriageOutcome run_triage(const TriageOptions& options) {
   for (const auto& f : files)
     if (f.compression == Compression::None && f.size_bytes > 2 * analyze.chunk_bytes) ++big;
   analyze.chunk_helpers = big > 0 && big < jobs ? std::min<unsigned>(7, static_cast<unsigned>((jobs - 1) / big)) : 0;
+  const Clock::time_point analyze_start = Clock::now();
   std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,
                                                 options.progress_after_ms);
+  out.analyze_s = seconds_since(analyze_start);
+  const Clock::time_point report_start = Clock::now();
   out.report = build_report(results, *matcher, options, run_diags);
+  out.report_s = seconds_since(report_start);
   out.report.rules_dirs = dirs;
   return out;
 }

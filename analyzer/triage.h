@@ -29,6 +29,8 @@ struct TriageOutcome {
   Report report;
   bool usage_error = false;   // nothing readable / a named path missing
   std::string usage_message;
+  // Wall seconds of the serial and parallel phases (hidden --timings, for profiling).
+  double walk_s = 0, compile_s = 0, analyze_s = 0, report_s = 0;
 };
 
 TriageOutcome run_triage(const TriageOptions& options);

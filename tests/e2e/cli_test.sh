@@ -43,4 +43,8 @@ expect_rc 1 "no progress in a pipe" "$megatriage" --progress-after-ms 0 "$case"
 grep -q "GB/s" "$tmp/err" "$tmp/out" && { echo "FAIL progress line written to a pipe"; fail=1; }
 script -qec "$(printf '%q ' "$megatriage" --no-progress --progress-after-ms 0 --format json -o "$tmp/p.json" "$case")" /dev/null >"$tmp/tty" 2>&1
 grep -q "GB/s" "$tmp/tty" && { echo "FAIL --no-progress still drew the line"; fail=1; }
+# Hidden profiling flag: phase times on stderr, nothing else changes.
+expect_rc 1 "--timings" "$megatriage" --timings --format json "$case"
+grep -q '^timings: walk [0-9.]* s, .* analyse [0-9.]* s, report [0-9.]* s, render [0-9.]* s$' "$tmp/err" || { echo "FAIL --timings line"; cat "$tmp/err"; fail=1; }
+cmp -s "$tmp/out" <("$megatriage" --format json "$case") || { echo "FAIL --timings changed the report"; fail=1; }
 exit $fail
