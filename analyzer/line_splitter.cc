@@ -88,17 +88,8 @@ bool LineSplitter::refill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (next_nul_ < end_) {  // a NUL still ahead in the kept tail: nothing new to look for
-    std::size_t n = source_.read(buffer_.get() + end_, buffer_size_ - end_);
-    if (n == 0) {
-      eof_ = true;
-      return false;
-    }
-    end_ += n;
-    total_bytes_ += n;
-    return true;
-  }
-  std::size_t old_end = end_;
+  const bool nul_ahead = next_nul_ < end_;  // one still in the kept tail: no search needed
+  const std::size_t old_end = end_;
   std::size_t n = source_.read(buffer_.get() + end_, buffer_size_ - end_);
   if (n == 0) {
     eof_ = true;
@@ -106,7 +97,7 @@ bool LineSplitter::refill() {
   }
   end_ += n;
   total_bytes_ += n;
-  find_next_nul(old_end);
+  if (!nul_ahead) find_next_nul(old_end);
   return true;
 }
 

@@ -192,51 +192,50 @@ std::uint64_t RuleMatcher::set_fallback_count() const {
   return compiled_->set_fallbacks.load(std::memory_order_relaxed);
 }
 
+namespace {
+
+// Calls `found(needle)` for every Line-rule needle occurrence in `text` until it returns true.
+// Case-sensitive, byte-wise, no allocation: one table probe per byte, memcmp only on a pair hit
+// (the needle is compared from its start, `offset` bytes before the pair).
+template <class Compiled, class Found>
+void for_each_needle(const Compiled& c, std::string_view text, Found found) {
+  const std::size_t n = text.size();
+  if (n < 2 || c.needles.empty()) return;
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const std::uint16_t key = pair_key(p[i], p[i + 1]);
+    if (!c.pair_hit(key)) continue;
+    auto it = std::lower_bound(c.needles.begin(), c.needles.end(), key,
+                               [](const auto& nd, std::uint16_t k) { return nd.pair < k; });
+    for (; it != c.needles.end() && it->pair == key; ++it) {
+      const std::size_t len = it->text.size();
+      if (it->offset > i) continue;
+      const std::size_t start = i - it->offset;
+      if (len <= n - start && std::memcmp(p + start, it->text.data(), len) == 0 && found(*it)) return;
+    }
+  }
+}
+
+}  // namespace
+
 // Contract: returns true whenever `text` contains one of the Line rules' needles (so never a
-// false negative for a rule whose needles are honest); false positives are fine. Case-sensitive,
-// byte-wise, no allocation: one table probe per byte, memcmp only on a pair hit (the needle is
-// compared from its start, `offset` bytes before the pair).
+// false negative for a rule whose needles are honest); false positives are fine.
 bool RuleMatcher::line_candidate(std::string_view text) const {
   if (!prefilter_enabled_) return true;
   const Compiled& c = *compiled_;
   if (c.always_candidate) return true;
-  const std::size_t n = text.size();
-  if (n < 2 || c.needles.empty()) return false;
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    const std::uint16_t key = pair_key(p[i], p[i + 1]);
-    if (!c.pair_hit(key)) continue;
-    auto it = std::lower_bound(c.needles.begin(), c.needles.end(), key,
-                               [](const Compiled::Needle& nd, std::uint16_t k) { return nd.pair < k; });
-    for (; it != c.needles.end() && it->pair == key; ++it) {
-      const std::size_t len = it->text.size();
-      if (it->offset > i) continue;
-      const std::size_t start = i - it->offset;
-      if (len <= n - start && std::memcmp(p + start, it->text.data(), len) == 0) return true;
-    }
-  }
-  return false;
+  bool hit = false;
+  for_each_needle(c, text, [&](const Compiled::Needle&) { return hit = true; });
+  return hit;
 }
 
 // The Line rules whose needles occur in `text` (ascending, unique): by the needle contract no
-// other Line rule can match it. Same walk as line_candidate(), without stopping at the first.
+// other Line rule can match it.
 void RuleMatcher::line_candidate_rules(std::string_view text, std::vector<int>& out) const {
-  const Compiled& c = *compiled_;
-  const std::size_t n = text.size();
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  for (std::size_t i = 0; i + 1 < n; ++i) {
-    const std::uint16_t key = pair_key(p[i], p[i + 1]);
-    if (!c.pair_hit(key)) continue;
-    auto it = std::lower_bound(c.needles.begin(), c.needles.end(), key,
-                               [](const Compiled::Needle& nd, std::uint16_t k) { return nd.pair < k; });
-    for (; it != c.needles.end() && it->pair == key; ++it) {
-      const std::size_t len = it->text.size();
-      if (it->offset > i) continue;
-      const std::size_t start = i - it->offset;
-      if (len <= n - start && std::memcmp(p + start, it->text.data(), len) == 0)
-        out.insert(out.end(), it->rules.begin(), it->rules.end());
-    }
-  }
+  for_each_needle(*compiled_, text, [&](const Compiled::Needle& nd) {
+    out.insert(out.end(), nd.rules.begin(), nd.rules.end());
+    return false;
+  });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
