@@ -1,16 +1,13 @@
 #include <doctest/doctest.h>
 
 #include "checks.h"
+#include "repo_rules.h"
 #include "rules.h"
 
 using namespace megatriage;
 
 namespace {
-const RuleMatcher& matcher() {
-  static DiagnosticSink diags;
-  static RuleMatcher m(load_rules({default_rules_dir()}, diags), diags);
-  return m;
-}
+const RuleMatcher& matcher() { return test::repo_matcher(); }
 
 const CheckResult* find(const RootCauseReport& r, const std::string& id) {
   for (const auto& c : r.checks)

@@ -7,6 +7,7 @@
 #include "classify.h"
 #include "extract.h"
 #include "root_cause.h"
+#include "repo_rules.h"
 #include "rules.h"
 #include "timeline.h"
 
@@ -14,11 +15,7 @@ using namespace megatriage;
 
 namespace {
 
-const RuleMatcher& repo_matcher() {
-  static DiagnosticSink diags;
-  static RuleMatcher matcher(load_rules({default_rules_dir()}, diags), diags);
-  return matcher;
-}
+using test::repo_matcher;
 
 FileResult analyze_text(const std::string& text, FileId id = 0, const std::string& name = "logs/x.err") {
   SourceFile file;

@@ -13,6 +13,7 @@
 
 #include "discover.h"
 #include "extract.h"
+#include "repo_rules.h"
 #include "rules.h"
 #include "timestamp.h"
 
@@ -20,11 +21,7 @@ using namespace megatriage;
 
 namespace {
 
-const RuleMatcher& repo_matcher() {
-  static DiagnosticSink diags;
-  static RuleMatcher matcher(load_rules({default_rules_dir()}, diags), diags);
-  return matcher;
-}
+using test::repo_matcher;
 
 const TriggerScanner& repo_triggers() {
   static DiagnosticSink diags;
