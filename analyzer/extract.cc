@@ -520,7 +520,8 @@ class FileAnalyzer {
   bool have_pending_child_ = false;
 };
 
-std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags) {
+std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags,
+                                                     TriggerScanner::Engine engine) {
   std::vector<std::string> literals;
   if (!matcher.line_needles(literals)) return nullptr;
   literals.emplace_back("Traceback (most recent call last):");  // TracebackBuilder::is_header
@@ -530,7 +531,7 @@ std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher,
   for (std::string_view l : kTableHeads) literals.emplace_back(l);
   for (std::string_view l : kHostLines) literals.emplace_back(l);
   literals.emplace_back("\x1b");  // escapes are stripped before matching: look at such lines
-  auto scanner = std::make_unique<TriggerScanner>(literals, diags);
+  auto scanner = std::make_unique<TriggerScanner>(literals, diags, engine);
   if (!scanner->ok()) return nullptr;
   return scanner;
 }

@@ -73,7 +73,9 @@ struct AnalyzeOptions {
 /// The trigger search for analyze_*: `matcher`'s Line needles plus the anchors of the traceback,
 /// fact, ChildFailedError-table and host extractors. Null when the matcher cannot list its
 /// needles (a rule without one, prefilter disabled) or the search does not compile.
-std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags);
+std::unique_ptr<TriggerScanner> make_trigger_scanner(
+    const RuleMatcher& matcher, DiagnosticSink& diags,
+    TriggerScanner::Engine engine = TriggerScanner::Engine::Best);
 
 /// Per-file outcome. `events` are in line order.
 struct FileResult {

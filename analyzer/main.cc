@@ -165,6 +165,9 @@ int main(int argc, char** argv) {
                "takes over a second)");
   app.add_option("--progress-after-ms", options.progress_after_ms, "Test: progress line delay")
       ->check(CLI::Range(0, 3600000))->group("");
+  app.add_flag("--builtin-search", options.builtin_search,
+               "Test/bench: the built-in trigger search even when built with Vectorscan")
+      ->group("");
   bool timings = false;
   app.add_flag("--timings", timings, "Profiling: phase wall times on stderr")->group("");
   app.add_option("--chunk-bytes", options.analyze.chunk_bytes,

@@ -280,7 +280,9 @@ TriageOutcome run_triage(const TriageOptions& options) {
   std::thread compile([&] {
     try {
       matcher = load_matcher(options, dirs, run_diags);
-      triggers = make_trigger_scanner(*matcher, run_diags);
+      triggers = make_trigger_scanner(*matcher, run_diags,
+                                      options.builtin_search ? TriggerScanner::Engine::Builtin
+                                                             : TriggerScanner::Engine::Best);
       out.compile_s = seconds_since(start);
     } catch (...) {
       compile_error = std::current_exception();

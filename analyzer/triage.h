@@ -19,6 +19,7 @@ struct TriageOptions {
                                          // *.sbatch / *.slurm beside the log directories
   unsigned jobs = 0;                     // 0: hardware threads
   bool prefilter = true;                 // hidden debug switch for invariance tests
+  bool builtin_search = false;           // hidden: the built-in trigger search even with Vectorscan
   bool follow_symlinks_outside = false;
   bool progress = false;                 // a progress line on stderr (the caller checks it is a tty)
   int progress_after_ms = 1000;          // ... from this long after the scan starts

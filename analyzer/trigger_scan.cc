@@ -1,6 +1,11 @@
 #include "trigger_scan.h"
 
+#if MEGATRIAGE_HAVE_VECTORSCAN
 #include <hs/hs.h>
+#else
+struct hs_database;  // never built: the built-in engine serves
+using hs_database_t = hs_database;
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -82,6 +87,7 @@ void find_times(std::string_view text, std::vector<std::uint32_t>& hits) {
 #endif
 }
 
+#if MEGATRIAGE_HAVE_VECTORSCAN
 std::string escape_literal(const std::string& literal) {
   std::string out;
   out.reserve(literal.size() * 4);
@@ -107,23 +113,47 @@ int on_match(unsigned int, unsigned long long, unsigned long long to, unsigned i
   hits.push_back(static_cast<std::uint32_t>(to - 1));
   return 0;
 }
+#endif
 
 }  // namespace
 
-TriggerScanner::TriggerScanner(const std::vector<std::string>& literals, DiagnosticSink& diags) {
+TriggerScanner::TriggerScanner(const std::vector<std::string>& literals, DiagnosticSink& diags,
+                               Engine engine) {
   // A literal that contains another one finds no line the shorter one misses: drop it (the
   // search costs about linearly in the number of literals).
   std::vector<std::string> kept(literals.begin(), literals.end());
   std::sort(kept.begin(), kept.end());
   kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-  std::vector<std::string> patterns;
+  std::vector<std::string> needed;
   for (const std::string& l : kept) {
     bool covered = l.empty() || std::any_of(kept.begin(), kept.end(), [&](const std::string& other) {
                      return !other.empty() && other.size() < l.size() && l.find(other) != std::string::npos;
                    });
-    if (!covered) patterns.push_back(escape_literal(l));
+    if (!covered) needed.push_back(l);
   }
-  literal_count_ = patterns.size();
+  literal_count_ = needed.size();
+#if MEGATRIAGE_HAVE_VECTORSCAN
+  if (engine == Engine::Best) {
+    compile_vectorscan(needed, diags);
+    if (database_ != nullptr) return;
+  }
+#endif
+  (void)engine;
+  (void)diags;
+  for (const std::string& l : needed) {
+    if (l.size() == 1)
+      single_bytes_ += l;
+    else
+      pairs_.add(l, 0);
+  }
+  pairs_.finish();
+  builtin_ = true;
+}
+
+#if MEGATRIAGE_HAVE_VECTORSCAN
+void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags) {
+  std::vector<std::string> patterns;
+  for (const std::string& l : literals) patterns.push_back(escape_literal(l));
 
   std::vector<const char*> expressions;
   std::vector<unsigned> flags(patterns.size(), 0), ids(patterns.size(), 0);
@@ -136,7 +166,7 @@ TriggerScanner::TriggerScanner(const std::vector<std::string>& literals, Diagnos
     diags.add(Severity::Warning, "rules.trigger-scan-unavailable",
               std::string("could not compile the trigger search (") +
                   (error != nullptr && error->message != nullptr ? error->message : "unknown error") +
-                  "); every line is examined instead (slower, same report)",
+                  "); the built-in search is used instead (slower, same report)",
               "", 0, "report this with the rules/ directory you used");
     hs_free_compile_error(error);
     return;
@@ -144,16 +174,41 @@ TriggerScanner::TriggerScanner(const std::vector<std::string>& literals, Diagnos
   static std::atomic<std::uint64_t> serials{0};
   database_ = new Database{db, ++serials};
 }
+#endif
 
 TriggerScanner::~TriggerScanner() {
+#if MEGATRIAGE_HAVE_VECTORSCAN
   if (database_ != nullptr) {
     hs_free_database(database_->db);
     delete database_;
   }
+#endif
 }
 
 void TriggerScanner::scan(std::string_view text, std::vector<std::uint32_t>& hits) const {
-  if (database_ == nullptr || text.empty()) return;
+  if (text.empty() || !ok()) return;
+  std::size_t first = hits.size();
+  if (builtin_) {
+    pairs_.for_each(text, [&](std::size_t start, const PairIndex::Entry& e) {
+      hits.push_back(static_cast<std::uint32_t>(start + e.text.size() - 1));
+      return false;
+    });
+    for (char c : single_bytes_)
+      for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, c, text.data() + text.size() - p))); ++p)
+        hits.push_back(static_cast<std::uint32_t>(p - text.data()));
+  } else {
+    scan_vectorscan(text, hits);
+  }
+  if (!std::is_sorted(hits.begin() + static_cast<long>(first), hits.end()))
+    std::sort(hits.begin() + static_cast<long>(first), hits.end());
+  std::size_t middle = hits.size();
+  find_times(text, hits);
+  std::inplace_merge(hits.begin() + static_cast<long>(first), hits.begin() + static_cast<long>(middle),
+                     hits.end());
+}
+
+void TriggerScanner::scan_vectorscan(std::string_view text, std::vector<std::uint32_t>& hits) const {
+#if MEGATRIAGE_HAVE_VECTORSCAN
   thread_local ThreadScratch local;
   if (local.sized_for != database_->serial) {
     if (hs_alloc_scratch(database_->db, &local.scratch) == HS_SUCCESS) local.sized_for = database_->serial;
@@ -165,15 +220,12 @@ void TriggerScanner::scan(std::string_view text, std::vector<std::uint32_t>& hit
       if (text[i] == '\n') hits.push_back(static_cast<std::uint32_t>(i + 1));
     return;
   }
-  std::size_t first = hits.size();
   hs_scan(database_->db, text.data(), static_cast<unsigned>(text.size()), 0, local.scratch,
           on_match, &hits);
-  if (!std::is_sorted(hits.begin() + static_cast<long>(first), hits.end()))
-    std::sort(hits.begin() + static_cast<long>(first), hits.end());
-  std::size_t middle = hits.size();
-  find_times(text, hits);
-  std::inplace_merge(hits.begin() + static_cast<long>(first), hits.begin() + static_cast<long>(middle),
-                     hits.end());
+#else
+  (void)text;
+  (void)hits;
+#endif
 }
 
 }  // namespace megatriage

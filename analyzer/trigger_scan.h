@@ -1,8 +1,10 @@
 // Split stage, fast path: find the few lines of a buffer that can matter (ripgrep's trick). One
-// Vectorscan pass over a whole buffer of complete lines reports where trigger literals (rule
-// needles, traceback header, fact and table anchors...) and time-of-day stamps `DD:DD:DD` occur;
+// pass over a whole buffer of complete lines reports where trigger literals (rule needles,
+// traceback header, fact and table anchors...) and time-of-day stamps `DD:DD:DD` occur;
 // the extractor then visits only those lines, plus every line of a stream that is inside a
 // traceback or an arguments dump. RE2 stays the rules engine: this only says "look here".
+// The literal search is Vectorscan (libvectorscan-dev) when the build found it, else the
+// built-in byte-pair index (pair_index.h), about 3x slower on tools/bench's trees.
 #pragma once
 
 #include <cstdint>
@@ -12,19 +14,24 @@
 #include <vector>
 
 #include "diagnostics.h"
+#include "pair_index.h"
 
 namespace megatriage {
 
 class TriggerScanner {
  public:
+  enum class Engine { Best, Builtin };
   /// Compiles `literals` (byte strings, matched case-sensitively) plus the time-of-day shape.
   /// On failure `ok()` is false and a diagnostic says why (callers then visit every line).
-  TriggerScanner(const std::vector<std::string>& literals, DiagnosticSink& diags);
+  TriggerScanner(const std::vector<std::string>& literals, DiagnosticSink& diags,
+                 Engine engine = Engine::Best);
   ~TriggerScanner();
   TriggerScanner(const TriggerScanner&) = delete;
   TriggerScanner& operator=(const TriggerScanner&) = delete;
 
-  bool ok() const { return database_ != nullptr; }
+  bool ok() const { return database_ != nullptr || builtin_; }
+  /// "vectorscan" or "builtin".
+  const char* engine_name() const { return database_ != nullptr ? "vectorscan" : "builtin"; }
   std::size_t literal_count() const { return literal_count_; }
 
   /// Appends to `hits` the offset (within `text`) of the last byte of every trigger occurrence,
@@ -32,9 +39,15 @@ class TriggerScanner {
   void scan(std::string_view text, std::vector<std::uint32_t>& hits) const;
 
  private:
+  void compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags);
+  void scan_vectorscan(std::string_view text, std::vector<std::uint32_t>& hits) const;
   struct Database;
   Database* database_ = nullptr;
   std::size_t literal_count_ = 0;
+  // Built-in engine: literals of 2+ bytes by byte pair, single bytes by memchr.
+  bool builtin_ = false;
+  PairIndex pairs_;
+  std::string single_bytes_;
 };
 
 }  // namespace megatriage

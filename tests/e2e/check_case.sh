@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One end-to-end check of one fixture. Usage: check_case.sh CHECK MEGATRIAGE CASE_DIR EXPECTED_DIR LABEL_CHECK
 #   golden      JSON and text reports equal tests/e2e/expected/<case>.{json,txt}
-#   invariance  --jobs 1, --jobs 3, --no-prefilter, parallel chunks of 1000/4099/65536 bytes and
-#               compressed copies give identical JSON
+#   invariance  --jobs 1, --jobs 3, --no-prefilter, --builtin-search, parallel chunks of
+#               1000/4099/65536 bytes and compressed copies give identical JSON
 #   label       the report agrees with the case's label.json (real captures)
 set -euo pipefail
 check=$1 megatriage=$2 case_dir=$3 expected=$4 label_check=$5
@@ -45,6 +45,8 @@ invariance)
   diff -u "$tmp/j1.json" "$tmp/j3.json"
   run "$case_dir" --format json --jobs 1 --no-prefilter >"$tmp/nopre.json"
   diff -u "$tmp/j1.json" "$tmp/nopre.json"
+  run "$case_dir" --format json --jobs 2 --builtin-search >"$tmp/builtin.json"
+  diff -u "$tmp/j1.json" "$tmp/builtin.json"
   # One file searched in parallel chunks (small chunks so that fixtures have many of them).
   for chunk in 1000 4099 65536; do
     run "$case_dir" --format json --jobs 3 --chunk-bytes $chunk >"$tmp/chunk.json"

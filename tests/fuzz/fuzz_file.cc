@@ -27,11 +27,13 @@ const RuleMatcher& builtin_matcher() {
   return matcher;
 }
 
-const TriggerScanner& builtin_triggers() {
+const TriggerScanner& builtin_triggers(TriggerScanner::Engine engine) {
   static DiagnosticSink diags;
-  static std::unique_ptr<TriggerScanner> scanner = make_trigger_scanner(builtin_matcher(), diags);
-  if (!scanner) __builtin_trap();
-  return *scanner;
+  static std::unique_ptr<TriggerScanner> best = make_trigger_scanner(builtin_matcher(), diags);
+  static std::unique_ptr<TriggerScanner> builtin =
+      make_trigger_scanner(builtin_matcher(), diags, TriggerScanner::Engine::Builtin);
+  if (!best || !builtin) __builtin_trap();
+  return engine == TriggerScanner::Engine::Best ? *best : *builtin;
 }
 
 // What the later stages read from a FileResult, for the fast-path/every-line comparison.
@@ -97,7 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (file.compression == Compression::None) {
     // Differential: the trigger-search fast path must see exactly what every-line analysis saw.
     AnalyzeOptions fast = options;
-    fast.triggers = &builtin_triggers();
+    // Bit 2 of the mode byte picks the engine: Vectorscan (when built with it) or built-in.
+    fast.triggers = &builtin_triggers((mode & 0x04) ? TriggerScanner::Engine::Builtin : TriggerScanner::Engine::Best);
     DiagnosticSink fast_diags;
     auto again = memory_source(plain, file.compression, file.display_path, fast_diags, fast.read);
     if (summary(analyze_source(file, *again, matcher, fast, fast_diags)) != summary(results.back()))

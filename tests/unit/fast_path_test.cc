@@ -23,12 +23,18 @@ namespace {
 
 using test::repo_matcher;
 
-const TriggerScanner& repo_triggers() {
+const TriggerScanner& repo_triggers(TriggerScanner::Engine engine = TriggerScanner::Engine::Best) {
   static DiagnosticSink diags;
-  static std::unique_ptr<TriggerScanner> scanner = make_trigger_scanner(repo_matcher(), diags);
-  REQUIRE(scanner != nullptr);
-  return *scanner;
+  static std::unique_ptr<TriggerScanner> best = make_trigger_scanner(repo_matcher(), diags);
+  static std::unique_ptr<TriggerScanner> builtin =
+      make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Builtin);
+  REQUIRE(best != nullptr);
+  REQUIRE(builtin != nullptr);
+  return engine == TriggerScanner::Engine::Best ? *best : *builtin;
 }
+
+// Both trigger search engines (Vectorscan when built with it, and the built-in one).
+constexpr TriggerScanner::Engine kEngines[] = {TriggerScanner::Engine::Best, TriggerScanner::Engine::Builtin};
 
 // Everything a later stage reads from a FileResult, as text.
 std::string signature(const FileResult& r) {
@@ -69,11 +75,13 @@ void check_same_for_every_buffer(const std::string& text, const std::string& wha
     every_line.split.buffer_bytes = 1 << 20;
     const std::string expected = analyze(text, every_line);
     for (std::size_t buffer : {max_line + 2, max_line + 977, std::size_t{70000}, std::size_t{1} << 20}) {
-      AnalyzeOptions fast = every_line;
-      fast.split.buffer_bytes = buffer;
-      fast.triggers = &repo_triggers();
-      INFO(what << ": max line " << max_line << ", buffer " << buffer);
-      CHECK(analyze(text, fast) == expected);
+      for (auto engine : kEngines) {
+        AnalyzeOptions fast = every_line;
+        fast.split.buffer_bytes = buffer;
+        fast.triggers = &repo_triggers(engine);
+        INFO(what << ": max line " << max_line << ", buffer " << buffer << ", " << fast.triggers->engine_name());
+        CHECK(analyze(text, fast) == expected);
+      }
       // The slow path itself does not depend on the buffer either.
       every_line.split.buffer_bytes = buffer;
       CHECK(analyze(text, every_line) == expected);
@@ -144,6 +152,11 @@ std::string generated_log() {
 }  // namespace
 
 TEST_SUITE("fast path") {
+TEST_CASE("fast path: the built-in engine is the built-in one") {
+  CHECK(std::string(repo_triggers(TriggerScanner::Engine::Builtin).engine_name()) == "builtin");
+  CHECK(repo_triggers(TriggerScanner::Engine::Builtin).literal_count() >= 50);
+}
+
 TEST_CASE("fast path: a generated log gives the same result for every buffer size") {
   std::string text = generated_log();
   REQUIRE(text.size() > 100000);
@@ -214,12 +227,14 @@ TEST_CASE("fast path: every fixture log gives the same result as examining every
     DiagnosticSink diags;
     for (const SourceFile& file : discover_sources({(entry.path() / "logs").string()}, {}, diags)) {
       AnalyzeOptions every_line, fast;
-      fast.triggers = &repo_triggers();
       const std::string expected = signature(analyze_file(file, repo_matcher(), every_line));
       for (std::size_t buffer : {std::size_t{65538}, std::size_t{100003}, std::size_t{1} << 20}) {
-        fast.split.buffer_bytes = buffer;
-        INFO(file.path << ", buffer " << buffer);
-        CHECK(signature(analyze_file(file, repo_matcher(), fast)) == expected);
+        for (auto engine : kEngines) {
+          fast.split.buffer_bytes = buffer;
+          fast.triggers = &repo_triggers(engine);
+          INFO(file.path << ", buffer " << buffer << ", " << fast.triggers->engine_name());
+          CHECK(signature(analyze_file(file, repo_matcher(), fast)) == expected);
+        }
       }
       ++files;
     }
