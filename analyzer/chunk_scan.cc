@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <system_error>
 
 namespace megatriage {
 
@@ -15,7 +16,11 @@ ChunkedHits::ChunkedHits(std::string path, std::uint64_t size, const TriggerScan
     : path_(std::move(path)), size_(size), scanner_(scanner), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)),
       max_line_bytes_(max_line_bytes), chunk_count_((size + chunk_bytes_ - 1) / chunk_bytes_),
       max_ahead_(2 * static_cast<std::uint64_t>(std::max(helpers, 1u)) + 2) {
-  for (unsigned i = 0; i < std::max(helpers, 1u); ++i) threads_.emplace_back([this] { work(); });
+  // Fewer helpers than asked (thread limit) only means the reader searches more itself.
+  try {
+    for (unsigned i = 0; i < std::max(helpers, 1u); ++i) threads_.emplace_back([this] { work(); });
+  } catch (const std::system_error&) {
+  }
 }
 
 ChunkedHits::~ChunkedHits() {
@@ -35,14 +40,19 @@ void ChunkedHits::work() {
       return stop_ || (next_ < chunk_count_ && (next_ < first_ + max_ahead_ || next_ <= wanted_));
     });
     if (stop_) return;
-    take_and_search(lock, local);
+    try {
+      take_and_search(lock, local);
+    } catch (const std::exception&) {
+      return;  // out of memory here: the reader searches what is left itself
+    }
   }
 }
 
 // Requires: `lock` held, next_ < chunk_count_. Searches chunk next_ with the lock released.
 void ChunkedHits::take_and_search(std::unique_lock<std::mutex>& lock, std::vector<std::uint32_t>& local) {
+  // Room first, then take the index: if the deque cannot grow, no chunk is left half-taken.
+  while (window_.size() <= next_ - first_) window_.emplace_back();
   std::uint64_t index = next_++;
-  while (window_.size() <= index - first_) window_.emplace_back();
   Chunk result;
   if (!spare_.empty()) {  // reuse a buffer: a fresh 2 MiB allocation costs page faults
     result.bytes = std::move(spare_.back());

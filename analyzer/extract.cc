@@ -42,10 +42,14 @@ class PeekedSource : public ByteSource {
   ByteSource& rest_;
 };
 
-// A stream is one writer inside a file: the combination of prefixes that names it.
+// A stream is one writer inside a file: the combination of prefixes that names it. The parsers
+// cap srun task ids and tee local ranks at 6 digits (+1 < 2^20) and ranks at 7 (+1 < 2^24), so
+// the fields never collide.
 std::uint64_t stream_key(const LinePrefix& p) {
-  auto part = [](int v) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(v + 1) & 0x1fffff); };
-  return (part(p.srun_task) << 42) | (part(p.tee_local_rank) << 21) | part(p.rank);
+  auto part = [](int v, unsigned bits) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(v + 1)) & ((std::uint64_t{1} << bits) - 1);
+  };
+  return (part(p.srun_task, 20) << 44) | (part(p.tee_local_rank, 20) << 24) | part(p.rank, 24);
 }
 
 struct StreamState {
@@ -138,6 +142,8 @@ class FileAnalyzer {
     } else {
       LineView line;
       while (splitter.next(line)) analyze_line(line, true);
+      if (options_.bytes_done != nullptr && file_.compression == Compression::None)
+        options_.bytes_done->fetch_add(splitter.bytes_read(), std::memory_order_relaxed);
     }
     finish_streams();
     result_.bytes = splitter.bytes_read();

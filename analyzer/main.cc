@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   app.add_flag("--timings", timings, "Profiling: phase wall times on stderr")->group("");
   app.add_option("--chunk-bytes", options.analyze.chunk_bytes,
                  "Test: chunk size of the parallel search of one large file")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 34))->group("");
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))->group("");  // offsets are 32-bit
   // Caps (README "Robustness"): hitting one is a diagnostic with the figure, never a silent cut.
   megatriage::AnalyzeOptions& limits = options.analyze;
   app.add_option("--max-decompressed-bytes", limits.read.max_decompressed_bytes,

@@ -115,18 +115,23 @@ void report_clock_skew(std::vector<FileResult>& results) {
   constexpr std::int64_t kHourUs = 3600LL * 1000000;
   // Sorted first and last stamps: each file's nearest neighbour by binary search, not by a
   // pass over all files (8,192 rank files made the quadratic version a visible serial stage).
+  // A file's span is [earliest, latest] of its first and last stamps: a clock that stepped
+  // back can print a last stamp before the first.
+  auto span = [](const FileResult& r) {
+    return std::minmax(*r.first_stamp_us, *r.last_stamp_us);
+  };
   std::vector<std::int64_t> firsts, lasts;
   for (const auto& r : results) {
     if (!r.first_stamp_us || !r.last_stamp_us) continue;
-    firsts.push_back(*r.first_stamp_us);
-    lasts.push_back(*r.last_stamp_us);
+    firsts.push_back(span(r).first);
+    lasts.push_back(span(r).second);
   }
   if (firsts.size() < 2) return;
   std::sort(firsts.begin(), firsts.end());
   std::sort(lasts.begin(), lasts.end());
   for (auto& r : results) {
     if (!r.first_stamp_us || !r.last_stamp_us) continue;
-    const std::int64_t first = *r.first_stamp_us, last = *r.last_stamp_us;
+    const auto [first, last] = span(r);
     // Files overlapping [first, last]: those starting by `last` minus those ended before
     // `first`, minus this file itself.
     auto started = std::upper_bound(firsts.begin(), firsts.end(), last) - firsts.begin();

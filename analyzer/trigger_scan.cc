@@ -211,17 +211,20 @@ void TriggerScanner::scan_vectorscan(std::string_view text, std::vector<std::uin
 #if MEGATRIAGE_HAVE_VECTORSCAN
   thread_local ThreadScratch local;
   if (local.sized_for != database_->serial) {
-    if (hs_alloc_scratch(database_->db, &local.scratch) == HS_SUCCESS) local.sized_for = database_->serial;
+    // A failed allocation may free the old scratch: it then fits no database.
+    local.sized_for = hs_alloc_scratch(database_->db, &local.scratch) == HS_SUCCESS ? database_->serial : 0;
   }
-  if (local.sized_for != database_->serial) {
-    // Out of memory for scratch: report every line start as a hit rather than miss a line.
+  const std::size_t before = hits.size();
+  if (local.sized_for != database_->serial ||
+      hs_scan(database_->db, text.data(), static_cast<unsigned>(text.size()), 0, local.scratch,
+              on_match, &hits) != HS_SUCCESS) {
+    // No scratch (out of memory) or a failed scan: every line start is a hit, so no line is
+    // missed (only the speed is lost).
+    hits.resize(before);
     hits.push_back(0);
     for (std::size_t i = 0; i + 1 < text.size(); ++i)
       if (text[i] == '\n') hits.push_back(static_cast<std::uint32_t>(i + 1));
-    return;
   }
-  hs_scan(database_->db, text.data(), static_cast<unsigned>(text.size()), 0, local.scratch,
-          on_match, &hits);
 #else
   (void)text;
   (void)hits;

@@ -219,6 +219,19 @@ TEST_CASE("fast path: fuzz findings (first byte: fuzz_file's mode) stay equal") 
   CHECK(inputs >= 1);
 }
 
+TEST_CASE("fast path: streams of huge ranks and task ids keep their own keys") {
+  // Review finding: 21-bit key fields made rank 2097151 the "no rank" stream, and which line
+  // created that stream then differed between the two paths.
+  check_same_for_every_buffer("[rank2097151]: hello world\nnode01:1:1 [0] NCCL WARN Cuda failure 'out of memory'\n"
+                              "[rank9999999]: x\n999999: [default999999]:[rank9999998]: Traceback (most recent call last):\n"
+                              "999999: [default999999]:[rank9999998]: ValueError: v\n",
+                              "huge ranks");
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  CHECK(analyze("[rank2097151]: hello world\nnode01:1:1 [0] NCCL WARN Cuda failure 'out of memory'\n", fast)
+            .find("rank -1 local -1 task -1 host node01 text node01:1:1") != std::string::npos);
+}
+
 TEST_CASE("fast path: every fixture log gives the same result as examining every line") {
   namespace fs = std::filesystem;
   int files = 0;
