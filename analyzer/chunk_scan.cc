@@ -11,9 +11,9 @@
 
 namespace megatriage {
 
-ChunkedHits::ChunkedHits(std::string path, std::uint64_t size, const TriggerScanner& scanner,
+ChunkedHits::ChunkedHits(const std::string& path, std::uint64_t size, const TriggerScanner& scanner,
                          std::size_t chunk_bytes, std::size_t max_line_bytes, unsigned helpers)
-    : path_(std::move(path)), size_(size), scanner_(scanner), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)),
+    : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), size_(size), scanner_(scanner), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)),
       max_line_bytes_(max_line_bytes), chunk_count_((size + chunk_bytes_ - 1) / chunk_bytes_),
       max_ahead_(2 * static_cast<std::uint64_t>(std::max(helpers, 1u)) + 2) {
   // Fewer helpers than asked (thread limit) only means the reader searches more itself.
@@ -30,6 +30,7 @@ ChunkedHits::~ChunkedHits() {
   }
   changed_.notify_all();
   for (auto& t : threads_) t.join();
+  if (fd_ >= 0) ::close(fd_);
 }
 
 void ChunkedHits::work() {
@@ -80,19 +81,14 @@ void ChunkedHits::search_chunk(std::uint64_t index, std::vector<std::uint32_t>& 
   std::vector<char>& buffer = chunk.bytes;
   chunk.from = from;
   buffer.resize(static_cast<std::size_t>(to - from));
-  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    chunk.failed = true;
-    return;
-  }
   std::size_t got = 0;
-  while (got < buffer.size()) {
-    ssize_t n = ::pread(fd, buffer.data() + got, buffer.size() - got, static_cast<off_t>(from + got));
+  while (fd_ >= 0 && got < buffer.size()) {
+    ssize_t n = ::pread(fd_, buffer.data() + got, buffer.size() - got, static_cast<off_t>(from + got));
     if (n <= 0) break;
     got += static_cast<std::size_t>(n);
   }
-  ::close(fd);
-  if (got < buffer.size()) {  // shrank or failed: let the extractor search these bytes itself
+  // Not opened, shrank or failed: the extractor's ordinary reader takes over these bytes.
+  if (got < buffer.size()) {
     chunk.failed = true;
     return;
   }
@@ -156,13 +152,14 @@ std::size_t ChunkSource::read(char* buffer, std::size_t capacity) {
       offset_ += n;
       return n;
     }
-    if (offset_ >= size_) {
+    const std::uint64_t size = file_.size_bytes;
+    if (offset_ >= size) {
       ended_ = true;
       struct stat st;
-      if (::stat(file_.path.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > size_)
+      if (::stat(file_.path.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > size)
         diags_.add(Severity::Info, "read.file-grew",
-                   "file grew from " + std::to_string(size_) + " to " + std::to_string(st.st_size) +
-                       " bytes while being read; the first " + std::to_string(size_) + " were analysed",
+                   "file grew from " + std::to_string(size) + " to " + std::to_string(st.st_size) +
+                       " bytes while being read; the first " + std::to_string(size) + " were analysed",
                    file_.display_path, 0, "the job may still be writing; run again once it has ended");
       return 0;
     }

@@ -24,7 +24,7 @@ class ChunkedHits {
   /// Starts `helpers` threads searching `path` (plain, `size` bytes) in chunks of `chunk_bytes`.
   /// `max_line_bytes` bounds how far a chunk reads past its end to finish its last line (longer
   /// lines are cut, and cut lines are examined whatever the hits).
-  ChunkedHits(std::string path, std::uint64_t size, const TriggerScanner& scanner,
+  ChunkedHits(const std::string& path, std::uint64_t size, const TriggerScanner& scanner,
               std::size_t chunk_bytes, std::size_t max_line_bytes, unsigned helpers);
   ~ChunkedHits();
   ChunkedHits(const ChunkedHits&) = delete;
@@ -54,7 +54,7 @@ class ChunkedHits {
   void take_and_search(std::unique_lock<std::mutex>& lock, std::vector<std::uint32_t>& local);
   void search_chunk(std::uint64_t index, std::vector<std::uint32_t>& local, Chunk& chunk) const;
 
-  const std::string path_;
+  const int fd_;                   // opened once; pread is safe from every thread
   const std::uint64_t size_;
   const TriggerScanner& scanner_;
   const std::size_t chunk_bytes_, max_line_bytes_;
@@ -77,16 +77,15 @@ class ChunkedHits {
 /// changed), `fallback` — the file opened the ordinary way — takes over from that offset.
 class ChunkSource : public ByteSource {
  public:
-  /// `size`: the file size the chunks were cut for; a file found longer at the end is reported
-  /// like the ordinary reader does (read.file-grew).
-  ChunkSource(ChunkedHits& chunks, std::uint64_t size, std::unique_ptr<ByteSource> fallback,
-              const SourceFile& file, DiagnosticSink& diags)
-      : chunks_(chunks), size_(size), fallback_(std::move(fallback)), file_(file), diags_(diags) {}
+  /// The chunks were cut for `file.size_bytes`; a file found longer at the end is reported like
+  /// the ordinary reader does (read.file-grew).
+  ChunkSource(ChunkedHits& chunks, std::unique_ptr<ByteSource> fallback, const SourceFile& file,
+              DiagnosticSink& diags)
+      : chunks_(chunks), fallback_(std::move(fallback)), file_(file), diags_(diags) {}
   std::size_t read(char* buffer, std::size_t capacity) override;
 
  private:
   ChunkedHits& chunks_;
-  std::uint64_t size_;
   std::unique_ptr<ByteSource> fallback_;
   const SourceFile& file_;
   DiagnosticSink& diags_;

@@ -75,17 +75,16 @@ int parse_int(std::string_view s) {
 }
 
 // ChildFailedError table lines, as torchelastic formats them: two spaces, the field name
-// left-aligned in ten columns, ':' (`  rank      : 3 (local_rank: 1)`).
-constexpr std::string_view kTableFields[] = {"  time      :", "  host      :", "  rank      :",
-                                             "  exitcode  :"};
+// left-aligned in ten columns, ':' (`  rank      : 3 (local_rank: 1)`). The same strings are
+// the fast path's triggers for these lines.
+constexpr std::string_view kTimeField = "  time      :", kHostField = "  host      :",
+                           kRankField = "  rank      :", kExitcodeField = "  exitcode  :";
+constexpr std::string_view kTableFields[] = {kTimeField, kHostField, kRankField, kExitcodeField};
 constexpr std::string_view kTableHeads[] = {"Failures:", "Root Cause (first observed failure)"};
 
-bool table_field(std::string_view body, std::string_view name, std::string_view& value) {
-  if (body.size() < 14 || !starts_with(body, "  ") || body[12] != ':') return false;
-  std::string_view key = body.substr(2, 10);
-  if (!starts_with(key, name) || key.find_first_not_of(' ', name.size()) != std::string_view::npos)
-    return false;
-  value = trim_spaces(body.substr(13));
+bool table_field(std::string_view body, std::string_view field, std::string_view& value) {
+  if (body.size() <= field.size() || !starts_with(body, field)) return false;
+  value = trim_spaces(body.substr(field.size()));
   return true;
 }
 
@@ -271,14 +270,13 @@ class FileAnalyzer {
 
     on_child_failure_table(body, line, stream, stamp);
 
-    if (matcher_.line_candidate(body)) {
-      std::vector<RuleMatch> matches = matcher_.match(body, AppliesTo::Line);
-      if (!matches.empty()) {
-        Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
-        e.text = valid_text(body.substr(0, kMaxEventText), line.number);
-        e.matches = std::move(matches);
-        push(std::move(e), stream, stamp.has_value());
-      }
+    // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
+    std::vector<RuleMatch> matches = matcher_.match(body, AppliesTo::Line);
+    if (!matches.empty()) {
+      Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
+      e.text = valid_text(body.substr(0, kMaxEventText), line.number);
+      e.matches = std::move(matches);
+      push(std::move(e), stream, stamp.has_value());
     }
     bool busy = stream.builder.active() || stream.config.in_args_dump();
     if (busy != stream.busy) {
@@ -469,7 +467,7 @@ class FileAnalyzer {
     if (body == "Failures:") { ++table_index_; in_root_section_ = false; return; }
     if (starts_with(body, "Root Cause (first observed failure)")) { in_root_section_ = true; return; }
     std::string_view value;
-    if (table_field(body, "time", value)) {
+    if (table_field(body, kTimeField, value)) {
       pending_child_ = ChildFailure{};
       pending_child_stamp_ = stamp;
       pending_child_line_ = line.number;
@@ -477,13 +475,13 @@ class FileAnalyzer {
       have_pending_child_ = true;
     } else if (!have_pending_child_) {
       return;
-    } else if (table_field(body, "host", value)) {
+    } else if (table_field(body, kHostField, value)) {
       pending_child_.host = std::string(value.substr(0, 256));
-    } else if (table_field(body, "rank", value)) {
+    } else if (table_field(body, kRankField, value)) {
       pending_child_.rank = parse_int(value.substr(0, value.find(' ')));
       auto lr = value.find("local_rank:");
       if (lr != std::string_view::npos) pending_child_.local_rank = parse_int(value.substr(lr + 11, value.find(')') - lr - 11));
-    } else if (table_field(body, "exitcode", value)) {
+    } else if (table_field(body, kExitcodeField, value)) {
       pending_child_.exitcode = parse_int(value.substr(0, value.find(' ')));
       auto pid = value.find("pid:");
       if (pid != std::string_view::npos) pending_child_.pid = parse_int(value.substr(pid + 4, value.find(')') - pid - 4));
@@ -562,7 +560,7 @@ FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,
       file.compression == Compression::None && file.size_bytes > 2 * options.chunk_bytes) {
     ChunkedHits chunked(file.path, file.size_bytes, *options.triggers, options.chunk_bytes,
                         options.split.max_line_bytes, options.chunk_helpers);
-    ChunkSource from_chunks(chunked, file.size_bytes, std::move(source), file, diags);
+    ChunkSource from_chunks(chunked, std::move(source), file, diags);
     return analyze_source(file, from_chunks, matcher, options, diags, &chunked);
   }
   return analyze_source(file, *source, matcher, options, diags);

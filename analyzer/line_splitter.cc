@@ -42,17 +42,9 @@ __attribute__((target("avx2,popcnt"))) bool count_short_lines_avx2(
     if (i + static_cast<std::size_t>(__builtin_ctzll(mask)) - line_start > max_line) return false;
     line_start = i + 63 - static_cast<std::size_t>(__builtin_clzll(mask)) + 1;
   }
+  // The rest from the last line start (no '\n' between it and i, so nothing counted twice).
   std::uint64_t tail = 0;
-  if (i < n) {
-    // The rest, and the long-line check of the line that started before it.
-    const char* nl = static_cast<const char*>(std::memchr(p + i, '\n', n - i));
-    std::size_t first = nl != nullptr ? static_cast<std::size_t>(nl - p) : n;
-    if (first - line_start > max_line) return false;
-    if (nl != nullptr && !count_short_lines_scalar(nl + 1, n - first - 1, max_line, tail)) return false;
-    if (nl != nullptr) ++tail;
-  } else if (n - line_start > 0) {
-    return false;  // requires: the range ends after a '\n' (then line_start == n)
-  }
+  if (!count_short_lines_scalar(p + line_start, n - line_start, max_line, tail)) return false;
   count += found + tail;
   return true;
 }
@@ -146,13 +138,12 @@ bool LineSplitter::next(LineView& line) {
   return true;
 }
 
-LineView LineSplitter::clean(RawLine& raw) {
+LineView LineSplitter::clean(const RawLine& raw) {
   LineView line;
   line.number = raw.number;
   line.offset = raw.offset;
   line.cut = raw.cut;
   line.text = clean(raw.data, raw.size, raw.has_nul);
-  raw.has_nul = false;  // replaced now; a second clean() must not report again
   return line;
 }
 

@@ -51,8 +51,9 @@ class LineSplitter {
   /// The same line as next() without clean(): for callers that look at few lines. Every line
   /// later shown in a report must go through clean().
   bool next_raw(RawLine& line);
-  /// What next() makes of a raw line (CR frames, NULs, reports). Mutates the buffer in place.
-  LineView clean(RawLine& line);
+  /// What next() makes of a raw line (CR frames, NULs, reports). Mutates the buffer in place;
+  /// call it once per line.
+  LineView clean(const RawLine& line);
   /// The buffered bytes from the start of the line last returned to the end of the last complete
   /// line after it (or the end of input), and the stream offset of its first byte. Lets a caller
   /// search many lines at once. Empty after a cut line.

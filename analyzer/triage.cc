@@ -134,11 +134,10 @@ void report_clock_skew(std::vector<FileResult>& results) {
     const auto [first, last] = span(r);
     // Files overlapping [first, last]: those starting by `last` minus those ended before
     // `first`, minus this file itself.
-    auto started = std::upper_bound(firsts.begin(), firsts.end(), last) - firsts.begin();
+    auto after = std::upper_bound(firsts.begin(), firsts.end(), last);  // first file starting later
     auto ended = std::lower_bound(lasts.begin(), lasts.end(), first) - lasts.begin();
-    if (started - ended - 1 > 0) continue;
+    if ((after - firsts.begin()) - ended - 1 > 0) continue;
     std::int64_t nearest = -1;
-    auto after = std::upper_bound(firsts.begin(), firsts.end(), last);
     if (after != firsts.end()) nearest = *after - last;
     if (ended > 0) {
       std::int64_t before = first - lasts[static_cast<std::size_t>(ended - 1)];

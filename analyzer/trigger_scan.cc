@@ -2,9 +2,6 @@
 
 #if MEGATRIAGE_HAVE_VECTORSCAN
 #include <hs/hs.h>
-#else
-struct hs_database;  // never built: the built-in engine serves
-using hs_database_t = hs_database;
 #endif
 
 #include <algorithm>
@@ -17,10 +14,12 @@ using hs_database_t = hs_database;
 
 namespace megatriage {
 
+#if MEGATRIAGE_HAVE_VECTORSCAN
 struct TriggerScanner::Database {
   hs_database_t* db = nullptr;
   std::uint64_t serial = 0;  // unique per database ever built: addresses get reused
 };
+#endif
 
 namespace {
 

@@ -148,6 +148,14 @@ TEST_CASE("rule_matcher: prefilter finds needles anywhere and only real needles"
   const std::string with_nul("ab\0oom-kill", 11);
   CHECK(m.line_candidate(with_nul));
 
+  // The candidates are exactly the Line rules whose needles occur, ascending, once each.
+  std::vector<int> candidates;
+  m.line_candidate_rules("Xid oom-kill Xid", candidates);
+  CHECK(candidates == std::vector<int>{0, 1});
+  candidates.clear();
+  m.line_candidate_rules("oom_kill Traceback", candidates);
+  CHECK(candidates.empty());
+
   m.set_prefilter_enabled(false);
   CHECK(m.line_candidate(""));
   CHECK(m.line_candidate("anything"));
