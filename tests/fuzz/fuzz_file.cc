@@ -13,6 +13,8 @@
 #include "extract.h"
 #include "render.h"
 #include "root_cause.h"
+#include "../support/repo_rules.h"
+#include "../support/result_signature.h"
 #include "rules.h"
 #include "text_util.h"
 #include "timeline.h"
@@ -21,35 +23,13 @@ using namespace megatriage;
 
 namespace {
 
-const RuleMatcher& builtin_matcher() {
-  static DiagnosticSink diags;
-  static RuleMatcher matcher(load_rules({default_rules_dir()}, diags), diags);
-  return matcher;
-}
-
 const TriggerScanner& builtin_triggers(TriggerScanner::Engine engine) {
   static DiagnosticSink diags;
-  static std::unique_ptr<TriggerScanner> best = make_trigger_scanner(builtin_matcher(), diags);
+  static std::unique_ptr<TriggerScanner> best = make_trigger_scanner(test::repo_matcher(), diags);
   static std::unique_ptr<TriggerScanner> builtin =
-      make_trigger_scanner(builtin_matcher(), diags, TriggerScanner::Engine::Builtin);
+      make_trigger_scanner(test::repo_matcher(), diags, TriggerScanner::Engine::Builtin);
   if (!best || !builtin) __builtin_trap();
   return engine == TriggerScanner::Engine::Best ? *best : *builtin;
-}
-
-// What the later stages read from a FileResult, for the fast-path/every-line comparison.
-std::string summary(const FileResult& r) {
-  std::string s = std::to_string(r.lines) + " " + std::to_string(r.bytes) + " " + std::to_string(r.stamped_lines) + "\n";
-  for (const auto& e : r.events) {
-    s += std::to_string(static_cast<int>(e.kind)) + " " + std::to_string(e.origin.line) + "-" +
-         std::to_string(e.last_line) + " " + std::to_string(e.who.rank) + " " + e.who.host + " " + e.text;
-    for (const auto& m : e.matches) s += " " + std::to_string(m.rule_index);
-    if (e.civil) s += " t" + std::to_string(e.civil->second);
-    if (e.before_civil) s += " b" + std::to_string(e.before_civil->second);
-    s += "\n";
-  }
-  for (const auto& f : r.facts) s += f.key + "=" + f.value + "@" + std::to_string(f.line) + "\n";
-  for (const auto& d : r.diagnostics) s += d.code + " x" + std::to_string(d.count) + "\n";
-  return s;
 }
 
 // ESC not followed by `[digits;...m`: an escape that did not come from our colouring.
@@ -65,15 +45,11 @@ bool has_foreign_escape(const std::string& s) {
   return false;
 }
 
-std::string bytes_copy(const std::uint8_t* data, std::size_t size) {
-  return std::string(reinterpret_cast<const char*>(data + 1), size - 1);
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
-  const RuleMatcher& matcher = builtin_matcher();
+  const RuleMatcher& matcher = test::repo_matcher();
   std::uint8_t mode = data[0];
   std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
 
@@ -91,9 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.traceback.max_text_bytes = 16;
   }
   DiagnosticSink diags;
-  auto source = memory_source(std::move(bytes), file.compression, file.display_path, diags,
-                              options.read);
-  std::string plain = file.compression == Compression::None ? bytes_copy(data, size) : std::string();
+  auto source = memory_source(bytes, file.compression, file.display_path, diags, options.read);
   std::vector<FileResult> results;
   results.push_back(analyze_source(file, *source, matcher, options, diags));
   if (file.compression == Compression::None) {
@@ -102,8 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Bit 2 of the mode byte picks the engine: Vectorscan (when built with it) or built-in.
     fast.triggers = &builtin_triggers((mode & 0x04) ? TriggerScanner::Engine::Builtin : TriggerScanner::Engine::Best);
     DiagnosticSink fast_diags;
-    auto again = memory_source(plain, file.compression, file.display_path, fast_diags, fast.read);
-    if (summary(analyze_source(file, *again, matcher, fast, fast_diags)) != summary(results.back()))
+    auto again = memory_source(bytes, file.compression, file.display_path, fast_diags, fast.read);
+    if (test::signature(analyze_source(file, *again, matcher, fast, fast_diags)) != test::signature(results.back()))
       __builtin_trap();
   }
   if (results.back().first_full_year == 0) apply_year(results.back(), 2026);

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "checks.h"
-#include "repo_rules.h"
+#include "../support/repo_rules.h"
 #include "rules.h"
 
 using namespace megatriage;

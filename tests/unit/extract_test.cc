@@ -7,7 +7,7 @@
 #include "classify.h"
 #include "extract.h"
 #include "root_cause.h"
-#include "repo_rules.h"
+#include "../support/repo_rules.h"
 #include "rules.h"
 #include "timeline.h"
 

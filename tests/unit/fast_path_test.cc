@@ -13,7 +13,8 @@
 
 #include "discover.h"
 #include "extract.h"
-#include "repo_rules.h"
+#include "../support/repo_rules.h"
+#include "../support/result_signature.h"
 #include "rules.h"
 #include "timestamp.h"
 
@@ -22,6 +23,7 @@ using namespace megatriage;
 namespace {
 
 using test::repo_matcher;
+using test::signature;
 
 const TriggerScanner& repo_triggers(TriggerScanner::Engine engine = TriggerScanner::Engine::Best) {
   static DiagnosticSink diags;
@@ -35,30 +37,6 @@ const TriggerScanner& repo_triggers(TriggerScanner::Engine engine = TriggerScann
 
 // Both trigger search engines (Vectorscan when built with it, and the built-in one).
 constexpr TriggerScanner::Engine kEngines[] = {TriggerScanner::Engine::Best, TriggerScanner::Engine::Builtin};
-
-// Everything a later stage reads from a FileResult, as text.
-std::string signature(const FileResult& r) {
-  std::ostringstream out;
-  out << "lines " << r.lines << " bytes " << r.bytes << " stamped " << r.stamped_lines << " year "
-      << r.first_full_year << " binary " << r.binary << "\n";
-  if (r.first_stamp) out << "first " << to_debug_string(*r.first_stamp) << "\n";
-  if (r.last_stamp) out << "last " << to_debug_string(*r.last_stamp) << "\n";
-  for (const auto& e : r.events) {
-    out << "event " << static_cast<int>(e.kind) << " line " << e.origin.line << "-" << e.last_line
-        << " off " << e.origin.offset << " rank " << e.who.rank << " local " << e.who.local_rank
-        << " task " << e.who.task << " host " << e.who.host << " text " << e.text;
-    if (e.civil) out << " at " << to_debug_string(*e.civil);
-    if (e.before_civil) out << " before " << to_debug_string(*e.before_civil);
-    for (const auto& m : e.matches) out << " rule " << m.rule_index << "/" << m.fields.size();
-    if (e.kind == EventKind::Traceback) out << "\n" << to_debug_string(e.traceback);
-    if (e.kind == EventKind::ChildFailure)
-      out << " child " << e.child.rank << " " << e.child.exitcode << " " << e.child.host;
-    out << "\n";
-  }
-  for (const auto& f : r.facts) out << "fact " << f.key << "=" << f.value << " @" << f.line << " r" << f.rank << "\n";
-  for (const auto& d : r.diagnostics) out << "diag " << d.code << " x" << d.count << " @" << d.line << "\n";
-  return out.str();
-}
 
 std::string analyze(const std::string& text, const AnalyzeOptions& options) {
   SourceFile file;
