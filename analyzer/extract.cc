@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 #include <utility>
 
@@ -164,14 +165,11 @@ class FileAnalyzer {
   }
 
  private:
-  // Ends the tracebacks still open at the end of the file, in stream-key order: the hash map's
-  // order depends on which streams were created, and the fast path creates fewer.
+  // Ends the tracebacks still open at the end of the file, in stream-key order (a std::map: the
+  // order must not depend on which streams exist, and the fast path creates fewer).
   void finish_streams() {
-    std::vector<std::pair<std::uint64_t, StreamState*>> open;
-    for (auto& [key, stream] : streams_) open.emplace_back(key, &stream);
-    std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [key, stream] : open)
-      if (stream->builder.finish()) drain(*stream);
+    for (auto& [key, stream] : streams_)
+      if (stream.builder.finish()) drain(stream);
   }
 
   // The fast path: one trigger search per buffer of complete lines, then only the lines with a
@@ -210,17 +208,14 @@ class FileAnalyzer {
 
   FileResult finish_result(bool keep_diagnostics = false) {
     // Hosts learnt from NCCL headers of a stream apply to all events of its rank (from the
-    // stream with the smallest key when several name one: a fixed choice, not hash order).
-    std::unordered_map<int, std::pair<std::uint64_t, const std::string*>> host_of_rank;
-    for (auto& [key, s] : streams_) {
-      if (s.host.empty() || s.rank < 0) continue;
-      auto [it, inserted] = host_of_rank.try_emplace(s.rank, key, &s.host);
-      if (!inserted && key < it->second.first) it->second = {key, &s.host};
-    }
+    // stream with the smallest key when several name one).
+    std::unordered_map<int, const std::string*> host_of_rank;
+    for (auto& [key, s] : streams_)
+      if (!s.host.empty() && s.rank >= 0) host_of_rank.try_emplace(s.rank, &s.host);
     for (auto& e : result_.events) {
       if (!e.who.host.empty() || e.who.rank < 0) continue;
       auto it = host_of_rank.find(e.who.rank);
-      if (it != host_of_rank.end()) e.who.host = *it->second.second;
+      if (it != host_of_rank.end()) e.who.host = *it->second;
     }
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
@@ -507,7 +502,7 @@ class FileAnalyzer {
   DiagnosticSink& diags_;
   ChunkedHits* chunked_ = nullptr;
   FileResult result_;
-  std::unordered_map<std::uint64_t, StreamState> streams_;
+  std::map<std::uint64_t, StreamState> streams_;  // by key: a fixed order for finish and hosts
   std::size_t awaiting_total_ = 0;
   std::size_t busy_streams_ = 0;
   std::string scratch_;
