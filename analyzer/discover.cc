@@ -1,17 +1,22 @@
 #include "discover.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
+#include <mutex>
 #include <set>
 #include <string_view>
 #include <system_error>
+#include <thread>
+#include <tuple>
 #include <utility>
 
 namespace megatriage {
@@ -138,6 +143,29 @@ struct Found {
   DevIno id;
 };
 
+// A directory waiting to be listed, with the chain of directories above it (loop check).
+struct DirTask {
+  std::string path;
+  std::string display;
+  std::vector<DevIno> ancestors;  // includes this directory
+};
+
+// Closes a directory fd on every path out of list_directory.
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The tree walk. Directories are listed by a pool of threads (a job's tree has thousands of
+// them, and per-entry system calls dominate); entries are looked up relative to their
+// directory's fd, so the kernel does not resolve the full path once per file. Results are
+// merged and sorted afterwards, so the thread count never changes the output.
+//
+// Directory symlinks that leave the tree are not followed during a pass: they are collected,
+// claimed in display-path order between passes and walked in the next one, so which of two
+// links to one directory gets walked does not depend on thread timing.
 class Walker {
  public:
   Walker(const DiscoverOptions& options, DiagnosticSink& diags) : options_(options), diags_(diags) {}
@@ -147,54 +175,139 @@ class Walker {
     std::string display = arg;
     while (display.size() > 1 && display.back() == '/') display.pop_back();
 
+    Local local;
     struct stat st;
     if (::stat(arg.c_str(), &st) != 0) {
       int err = errno;
       if (err == ELOOP) {
-        diags_.add(Severity::Warning, "discover.symlink-loop",
-                   "'" + display + "' is a symlink loop: " + errno_text(err), display, 0,
-                   "fix or remove the symlink");
+        local.diags.add(Severity::Warning, "discover.symlink-loop",
+                        "'" + display + "' is a symlink loop: " + errno_text(err), display, 0,
+                        "fix or remove the symlink");
       } else if (err == ENOENT || err == ENOTDIR) {
-        diags_.add(Severity::Error, "discover.not-found",
-                   "path '" + display + "' does not exist", display, 0,
-                   "check the path (a dangling symlink also counts as missing)");
+        local.diags.add(Severity::Error, "discover.not-found",
+                        "path '" + display + "' does not exist", display, 0,
+                        "check the path (a dangling symlink also counts as missing)");
       } else {
-        report_unreadable(display, err);
+        report_unreadable(local, display, err);
       }
+      merge(local);
       return;
     }
-    if (S_ISDIR(st.st_mode)) {
-      std::error_code ec;
-      root_ = fs::canonical(arg, ec);
-      if (ec) {
-        report_unreadable(display, ec.value());
-        return;
-      }
-      std::vector<DevIno> ancestors;
-      enter_directory(display, display, st, ancestors);
-    } else {
-      add_file(display, display, st);
+    if (!S_ISDIR(st.st_mode)) {
+      add_file(local, arg, display, st);
+      merge(local);
+      return;
+    }
+    std::error_code ec;
+    root_ = fs::canonical(arg, ec);
+    if (ec) {
+      report_unreadable(local, display, ec.value());
+      merge(local);
+      return;
+    }
+    DevIno id{st.st_dev, st.st_ino};
+    if (!walked_dirs_.insert(id).second) {
+      local.diags.add(Severity::Info, "discover.duplicate",
+                      "'" + display + "' is a directory already walked; skipped", display);
+      merge(local);
+      return;
+    }
+    merge(local);
+    std::vector<DirTask> pass{{display, display, {id}}};
+    while (!pass.empty()) {
+      run_pass(std::move(pass));
+      pass = claim_linked_dirs();
     }
   }
 
   std::vector<Found> take() { return std::move(found_); }
 
  private:
-  void report_unreadable(const std::string& display, int err) {
-    diags_.add(Severity::Warning, "discover.unreadable",
-               "cannot read '" + display + "': " + errno_text(err), display, 0,
-               "check its permissions (run as the job's user, or chmod/chgrp the log directory)");
+  // What one thread gathers; merged under the lock when it finishes.
+  struct Local {
+    std::vector<Found> found;
+    DiagnosticSink diags;
+    std::vector<DirTask> linked;  // outside directory symlinks for the next pass
+  };
+
+  void merge(Local& local) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Found& f : local.found) found_.push_back(std::move(f));
+    for (Diagnostic& d : local.diags.take()) diags_.add(std::move(d));
+    for (DirTask& t : local.linked) linked_.push_back(std::move(t));
   }
 
-  void report_special(const std::string& display, const struct stat& st) {
+  // Lists every directory of one pass on up to options_.threads threads.
+  void run_pass(std::vector<DirTask> tasks) {
+    queue_ = std::move(tasks);
+    busy_ = 0;
+    auto worker = [this] {
+      Local local;
+      std::unique_lock<std::mutex> lock(mutex_);
+      for (;;) {
+        while (queue_.empty() && busy_ > 0) idle_.wait(lock);
+        if (queue_.empty()) break;
+        DirTask task = std::move(queue_.back());
+        queue_.pop_back();
+        ++busy_;
+        lock.unlock();
+        std::vector<DirTask> children;
+        list_directory(local, task, children);
+        lock.lock();
+        --busy_;
+        for (DirTask& c : children) queue_.push_back(std::move(c));
+        idle_.notify_all();
+      }
+      lock.unlock();
+      merge(local);
+    };
+    const unsigned n = std::max(1u, options_.threads);
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < n; ++t) {
+      try {
+        threads.emplace_back(worker);
+      } catch (const std::system_error&) {
+        break;  // fewer threads: the rest share the work
+      }
+    }
+    worker();
+    for (auto& t : threads) t.join();
+  }
+
+  // Outside directory symlinks found in the last pass, in display order; the first link to
+  // each target directory is walked, the others are reported as duplicates.
+  std::vector<DirTask> claim_linked_dirs() {
+    std::vector<DirTask> linked = std::move(linked_);
+    linked_.clear();
+    std::sort(linked.begin(), linked.end(),
+              [](const DirTask& a, const DirTask& b) { return a.display < b.display; });
+    std::vector<DirTask> next;
+    for (DirTask& t : linked) {
+      if (!walked_dirs_.insert(t.ancestors.back()).second) {
+        diags_.add(Severity::Info, "discover.duplicate",
+                   "'" + t.display + "' is a directory already walked; skipped", t.display);
+        continue;
+      }
+      next.push_back(std::move(t));
+    }
+    return next;
+  }
+
+  static void report_unreadable(Local& local, const std::string& display, int err) {
+    local.diags.add(Severity::Warning, "discover.unreadable",
+                    "cannot read '" + display + "': " + errno_text(err), display, 0,
+                    "check its permissions (run as the job's user, or chmod/chgrp the log directory)");
+  }
+
+  static void report_special(Local& local, const std::string& display, const struct stat& st) {
     const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
                        : S_ISSOCK(st.st_mode) ? "a socket"
                        : S_ISCHR(st.st_mode)  ? "a character device"
                        : S_ISBLK(st.st_mode)  ? "a block device"
                                               : "not a regular file";
-    diags_.add(Severity::Warning, "discover.special-file",
-               "'" + display + "' is " + std::string(kind) + "; skipped (never opened)", display,
-               0, "pass regular log files or directories of them");
+    local.diags.add(Severity::Warning, "discover.special-file",
+                    "'" + display + "' is " + std::string(kind) + "; skipped (never opened)",
+                    display, 0, "pass regular log files or directories of them");
   }
 
   bool inside_root(const fs::path& target) const {
@@ -207,175 +320,163 @@ class Walker {
     return true;
   }
 
-  void walk_directory(const std::string& path, const std::string& display,
-                      std::vector<DevIno>& ancestors) {
-    std::error_code ec;
-    fs::directory_iterator it(path, fs::directory_options::none, ec);
-    if (ec) {
-      report_unreadable(display, ec.value());
+  // Lists one directory with getdents64 into a fixed buffer: no DIR stream, whose setup
+  // costs an fstat and an fcntl per directory (a torchrun tree has one per rank).
+  void list_directory(Local& local, const DirTask& task, std::vector<DirTask>& children) {
+    FdCloser dfd(::open(task.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dfd.fd < 0) {
+      report_unreadable(local, task.display, errno);
       return;
     }
-    // Collect the names before recursing, so a deep tree never holds one open directory per
-    // level; the global sort comes later anyway.
-    std::vector<std::string> names;
-    while (it != fs::directory_iterator()) {
-      names.push_back(it->path().filename().string());
-      it.increment(ec);
-      if (ec) break;
-    }
-    if (ec) report_unreadable(display, ec.value());
     // Argument "/" must not give "//etc".
-    const std::string sep = display.back() == '/' ? "" : "/";
-    for (const std::string& name : names) {
-      visit_entry(path + sep + name, display + sep + name, ancestors);
+    const std::string sep = task.display.back() == '/' ? "" : "/";
+    alignas(dirent64) char buffer[32 * 1024];
+    for (;;) {
+      ssize_t n = ::getdents64(dfd.fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        report_unreadable(local, task.display, errno);
+        break;
+      }
+      if (n == 0) break;
+      for (ssize_t pos = 0; pos < n;) {
+        const auto* entry = reinterpret_cast<const dirent64*>(buffer + pos);
+        pos += entry->d_reclen;
+        const char* name = entry->d_name;
+        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+        visit_entry(local, dfd.fd, name, task.path + sep + name, task.display + sep + name,
+                    task.ancestors, children);
+      }
     }
   }
 
-  void visit_entry(const std::string& path, const std::string& display,
-                   std::vector<DevIno>& ancestors) {
+  void visit_entry(Local& local, int dfd, const char* name, const std::string& path,
+                   const std::string& display, const std::vector<DevIno>& ancestors,
+                   std::vector<DirTask>& children) {
     struct stat lst;
-    if (::lstat(path.c_str(), &lst) != 0) {
-      report_unreadable(display, errno);
+    if (::fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) != 0) {
+      report_unreadable(local, display, errno);
       return;
     }
     if (S_ISDIR(lst.st_mode)) {
-      enter_directory(path, display, lst, ancestors);
+      DevIno id{lst.st_dev, lst.st_ino};
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!walked_dirs_.insert(id).second) {
+          local.diags.add(Severity::Info, "discover.duplicate",
+                          "'" + display + "' is a directory already walked; skipped", display);
+          return;
+        }
+      }
+      std::vector<DevIno> below = ancestors;
+      below.push_back(id);
+      children.push_back({path, display, std::move(below)});
       return;
     }
     if (S_ISREG(lst.st_mode)) {
-      add_file(path, display, lst);
+      add_file(local, path, display, lst);
       return;
     }
     if (!S_ISLNK(lst.st_mode)) {
-      report_special(display, lst);
+      report_special(local, display, lst);
       return;
     }
 
     // A symlink: decide before following it.
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) {
+    if (::fstatat(dfd, name, &st, 0) != 0) {
       int err = errno;
       if (err == ELOOP) {
-        diags_.add(Severity::Warning, "discover.symlink-loop",
-                   "'" + display + "' is a symlink loop: " + errno_text(err), display, 0,
-                   "fix or remove the symlink");
+        local.diags.add(Severity::Warning, "discover.symlink-loop",
+                        "'" + display + "' is a symlink loop: " + errno_text(err), display, 0,
+                        "fix or remove the symlink");
       } else {
-        diags_.add(Severity::Warning, "discover.broken-symlink",
-                   "'" + display + "' points to nothing: " + errno_text(err), display, 0,
-                   "the target was probably moved or deleted");
+        local.diags.add(Severity::Warning, "discover.broken-symlink",
+                        "'" + display + "' points to nothing: " + errno_text(err), display, 0,
+                        "the target was probably moved or deleted");
       }
       return;
     }
     std::error_code ec;
     fs::path target = fs::canonical(path, ec);
     if (ec) {
-      report_unreadable(display, ec.value());
+      report_unreadable(local, display, ec.value());
       return;
     }
     bool inside = inside_root(target);
     if (S_ISDIR(st.st_mode)) {
-      for (const DevIno& a : ancestors) {
-        if (a.dev == st.st_dev && a.ino == st.st_ino) {
-          diags_.add(Severity::Warning, "discover.symlink-loop",
-                     "'" + display + "' points back to its own ancestor '" + target.string() +
-                         "'; not followed",
-                     display, 0, "directory symlink loops are skipped; nothing is lost");
-          return;
-        }
+      if (is_ancestor(ancestors, {st.st_dev, st.st_ino})) {
+        local.diags.add(Severity::Warning, "discover.symlink-loop",
+                        "'" + display + "' points back to its own ancestor '" + target.string() +
+                            "'; not followed",
+                        display, 0, "directory symlink loops are skipped; nothing is lost");
+        return;
       }
       if (inside) {
         // Its target is a real directory under the argument, walked on its own: following the
         // link would only list the same files twice.
-        diags_.add(Severity::Info, "discover.duplicate",
-                   "'" + display + "' links to a directory already in the tree; not followed",
-                   display);
+        local.diags.add(Severity::Info, "discover.duplicate",
+                        "'" + display + "' links to a directory already in the tree; not followed",
+                        display);
         return;
       }
     }
     if (!inside && !options_.follow_symlinks_outside) {
-      diags_.add(Severity::Warning, "discover.symlink-outside",
-                 "'" + display + "' points outside '" + root_.string() + "' (to '" +
-                     target.string() + "'); not followed",
-                 display, 0, "pass the target explicitly or use --follow-symlinks");
+      local.diags.add(Severity::Warning, "discover.symlink-outside",
+                      "'" + display + "' points outside '" + root_.string() + "' (to '" +
+                          target.string() + "'); not followed",
+                      display, 0, "pass the target explicitly or use --follow-symlinks");
       return;
     }
     if (S_ISDIR(st.st_mode)) {
-      enter_directory(path, display, st, ancestors);
+      std::vector<DevIno> below = ancestors;
+      below.push_back({st.st_dev, st.st_ino});
+      local.linked.push_back({path, display, std::move(below)});
     } else if (S_ISREG(st.st_mode)) {
-      add_file(path, display, st);
+      add_file(local, path, display, st);
     } else {
-      report_special(display, st);
+      report_special(local, display, st);
     }
   }
 
-  void enter_directory(const std::string& path, const std::string& display,
-                       const struct stat& st, std::vector<DevIno>& ancestors) {
-    DevIno id{st.st_dev, st.st_ino};
-    // A directory reached twice (two outside links to one place) is walked once.
-    if (!walked_dirs_.insert(id).second) {
-      diags_.add(Severity::Info, "discover.duplicate",
-                 "'" + display + "' is a directory already walked; skipped", display);
-      return;
-    }
-    ancestors.push_back(id);
-    walk_directory(path, display, ancestors);
-    ancestors.pop_back();
+  static bool is_ancestor(const std::vector<DevIno>& ancestors, DevIno id) {
+    for (const DevIno& a : ancestors)
+      if (a.dev == id.dev && a.ino == id.ino) return true;
+    return false;
   }
 
-  void add_file(const std::string& path, const std::string& display, const struct stat& st) {
+  // Lists a regular file from its stat; it is opened only when analysed (open_source), which
+  // also reports a file we may not read and detects its compression.
+  void add_file(Local& local, const std::string& path, const std::string& display,
+                const struct stat& st) {
     if (!S_ISREG(st.st_mode)) {
-      report_special(display, st);
+      report_special(local, display, st);
       return;
     }
-    // O_NONBLOCK: if the entry was swapped for a FIFO since stat, open must not hang; fstat
-    // below then rejects it.
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-      report_unreadable(display, errno);
-      return;
-    }
-    struct stat fst;
-    if (::fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
-      ::close(fd);
-      report_special(display, st);
-      return;
-    }
-    unsigned char magic[6];
-    std::size_t have = 0;
-    while (have < sizeof magic) {
-      ssize_t n = ::read(fd, magic + have, sizeof magic - have);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        int err = errno;
-        ::close(fd);
-        report_unreadable(display, err);
-        return;
-      }
-      if (n == 0) break;
-      have += static_cast<std::size_t>(n);
-    }
-    ::close(fd);
-
     Found f;
-    f.id = {fst.st_dev, fst.st_ino};
+    f.id = {st.st_dev, st.st_ino};
     f.file.path = path;
     f.file.display_path = display;
-    f.file.size_bytes = static_cast<std::uint64_t>(fst.st_size);
-    f.file.mtime_us = static_cast<std::int64_t>(fst.st_mtim.tv_sec) * 1000000 +
-                      static_cast<std::int64_t>(fst.st_mtim.tv_nsec) / 1000;
-    f.file.compression = detect_compression(magic, have);
+    f.file.size_bytes = static_cast<std::uint64_t>(st.st_size);
+    f.file.mtime_us = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000 +
+                      static_cast<std::int64_t>(st.st_mtim.tv_nsec) / 1000;
     f.file.hint = hint_from_path(display);
-    std::string_view name = display;
-    if (std::size_t slash = name.rfind('/'); slash != std::string_view::npos)
-      name = name.substr(slash + 1);
-    f.file.is_stdout = is_stdout_name(name);
-    found_.push_back(std::move(f));
+    std::string_view base = display;
+    if (std::size_t slash = base.rfind('/'); slash != std::string_view::npos)
+      base = base.substr(slash + 1);
+    f.file.is_stdout = is_stdout_name(base);
+    local.found.push_back(std::move(f));
   }
 
   const DiscoverOptions& options_;
   DiagnosticSink& diags_;
   fs::path root_;                 // canonical form of the directory argument being walked
+  std::mutex mutex_;              // guards everything below during a pass
+  std::condition_variable idle_;  // the queue grew or a worker finished a directory
+  std::vector<DirTask> queue_;    // directories to list (a stack: depth first, fewer queued)
+  unsigned busy_ = 0;             // workers listing a directory now
   std::set<DevIno> walked_dirs_;
+  std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
   std::vector<Found> found_;
 };
 
@@ -383,9 +484,16 @@ class Walker {
 
 std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
                                          const DiscoverOptions& options, DiagnosticSink& diags) {
-  Walker walker(options, diags);
+  DiagnosticSink walk_diags;
+  Walker walker(options, walk_diags);
   for (const std::string& p : paths) walker.walk_argument(p);
   std::vector<Found> found = walker.take();
+  // Threads finish directories in any order: sort what they reported by path, then code.
+  std::vector<Diagnostic> reported = walk_diags.take();
+  std::stable_sort(reported.begin(), reported.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.path, a.code) < std::tie(b.path, b.code);
+  });
+  for (Diagnostic& d : reported) diags.add(std::move(d));
   // Byte-wise order of display paths defines the file ids: independent of readdir order,
   // thread count and locale.
   std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {

@@ -1,6 +1,7 @@
-// Discover stage: turn CLI paths into a sorted list of SourceFiles. Walks directories,
-// detects compression by magic bytes, takes rank/local-rank/task hints from file names.
-// Does not read past the first bytes of a file, and never opens FIFOs, sockets or devices.
+// Discover stage: turn CLI paths into a sorted list of SourceFiles. Walks directories (on
+// several threads), stats each entry and takes rank/local-rank/task hints from file names.
+// Never opens a file: compression and readability are found when the file is opened for
+// analysis (reader.h open_source).
 #pragma once
 
 #include <cstdint>
@@ -27,13 +28,14 @@ struct SourceFile {
   std::string display_path;
   std::uint64_t size_bytes = 0;      // on disk (compressed size for archives)
   std::int64_t mtime_us = 0;
-  Compression compression = Compression::None;
+  Compression compression = Compression::None;  // set by open_source from the magic bytes
   Attribution hint;                  // from the file name / directory layout; -1/empty unknown
   bool is_stdout = false;            // name says stdout (.out, stdout.log)
 };
 
 struct DiscoverOptions {
   bool follow_symlinks_outside = false;  // follow symlinks that leave the argument's tree
+  unsigned threads = 1;                  // directories listed in parallel (output is the same)
 };
 
 /// Walks `paths` (files or directories, recursed) and returns readable regular files sorted by

@@ -541,13 +541,15 @@ FileResult analyze_source(const SourceFile& file, ByteSource& source, const Rule
   return analyzer.run(source);
 }
 
-FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,
+FileResult analyze_file(const SourceFile& listed, const RuleMatcher& matcher,
                         const AnalyzeOptions& options) {
   DiagnosticSink diags;
+  SourceFile file = listed;  // open_source fills in the compression
   std::unique_ptr<ByteSource> source = open_source(file, options.read, diags);
   if (!source) {
     FileResult result;
     result.file = file;
+    result.unopened = true;
     result.diagnostics = diags.take();
     return result;
   }

@@ -89,6 +89,7 @@ struct FileResult {
   std::optional<CivilTime> first_stamp, last_stamp;  // as printed, in line order
   std::optional<std::int64_t> first_stamp_us, last_stamp_us;  // after apply_year()
   bool binary = false;
+  bool unopened = false;         // could not be opened (diagnosed); nothing was read
 };
 
 class ChunkedHits;

@@ -43,6 +43,7 @@ class LineSplitter {
   /// diagnostics.
   LineSplitter(ByteSource& source, DiagnosticSink& diags, std::string display_path,
                SplitOptions options = {});
+  ~LineSplitter();  // leaves its buffer to the thread's next splitter
   /// Next line, or false at end. Strips a trailing '\r'; for lines with interior '\r' keeps the
   /// text after the last one (a progress bar's final frame); replaces NUL bytes by spaces
   /// (reported once, code `split.nul-bytes`). Lines over the limit: `split.line-too-long`.

@@ -37,17 +37,24 @@ ssize_t read_fd(int fd, char* buffer, std::size_t capacity) {
 }
 
 // Opens a regular file for reading without ever blocking: O_NONBLOCK keeps open(2) from
-// hanging if the path has become a FIFO since discovery, fstat then rejects anything that is
-// not a regular file, and the flag is cleared again for ordinary blocking reads.
-int open_regular(const SourceFile& file, DiagnosticSink& diags) {
+// hanging if the path has become a FIFO since discovery, and fstat then rejects anything that
+// is not a regular file. The flag stays set: it has no effect on reads of regular files.
+// A file we may not read is reported as `discover.unreadable` (the walk only lists files; it
+// does not open them), anything else as `read.open-failed`.
+int open_regular(const SourceFile& file, DiagnosticSink& diags, struct stat& st) {
   int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     int err = errno;
-    diags.add(Severity::Warning, "read.open-failed", "cannot open file: " + errno_text(err),
-              file.display_path, 0, "check that the file still exists and is readable");
+    if (err == EACCES || err == EPERM) {
+      diags.add(Severity::Warning, "discover.unreadable",
+                "cannot read '" + file.display_path + "': " + errno_text(err), file.display_path, 0,
+                "check its permissions (run as the job's user, or chmod/chgrp the log directory)");
+    } else {
+      diags.add(Severity::Warning, "read.open-failed", "cannot open file: " + errno_text(err),
+                file.display_path, 0, "check that the file still exists and is readable");
+    }
     return -1;
   }
-  struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     diags.add(Severity::Warning, "read.open-failed",
@@ -55,9 +62,18 @@ int open_regular(const SourceFile& file, DiagnosticSink& diags) {
               "the path was replaced while megatriage ran");
     return -1;
   }
-  int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   return fd;
+}
+
+// Compression from the file's first bytes (pread: the file offset stays at 0).
+Compression sniff_fd(int fd, std::uint64_t size) {
+  if (size == 0) return Compression::None;
+  unsigned char magic[6];
+  ssize_t n;
+  do {
+    n = ::pread(fd, magic, sizeof magic, 0);
+  } while (n < 0 && errno == EINTR);
+  return n > 0 ? detect_compression(magic, static_cast<std::size_t>(n)) : Compression::None;
 }
 
 class FdCloser {
@@ -80,11 +96,8 @@ class PlainFileSource final : public ByteSource {
  public:
   // Reads the file as it was when opened: a log still being written (a live job) is read up to
   // its size at open, so a writer faster than us cannot keep the read going forever.
-  PlainFileSource(int fd, std::string display_path, DiagnosticSink& diags)
-      : fd_(fd), display_path_(std::move(display_path)), diags_(diags) {
-    struct stat st;
-    if (::fstat(fd, &st) == 0 && st.st_size >= 0) size_at_open_ = static_cast<std::uint64_t>(st.st_size);
-  }
+  PlainFileSource(int fd, std::uint64_t size_at_open, std::string display_path, DiagnosticSink& diags)
+      : fd_(fd), display_path_(std::move(display_path)), diags_(diags), size_at_open_(size_at_open) {}
 
   std::size_t read(char* buffer, std::size_t capacity) override {
     if (done_ || capacity == 0) return 0;
@@ -112,8 +125,7 @@ class PlainFileSource final : public ByteSource {
     }
     if (n == 0) {
       done_ = true;
-      if (size_at_open_ != UINT64_MAX)
-        diags_.add(Severity::Warning, "read.file-shrank",
+      diags_.add(Severity::Warning, "read.file-shrank",
             "file shrank while being read: ended after " + std::to_string(total_) + " of " +
                 std::to_string(size_at_open_) + " bytes",
             display_path_, 0, "something truncated or rewrote the log while megatriage ran");
@@ -126,8 +138,8 @@ class PlainFileSource final : public ByteSource {
   FdCloser fd_;
   std::string display_path_;
   DiagnosticSink& diags_;
+  std::uint64_t size_at_open_;
   std::uint64_t total_ = 0;
-  std::uint64_t size_at_open_ = UINT64_MAX;  // unknown: read to end of file
   bool done_ = false;
 };
 
@@ -546,13 +558,27 @@ std::unique_ptr<ByteSource> make_decoder(Compression compression, int fd, std::s
 
 }  // namespace
 
-std::unique_ptr<ByteSource> open_source(const SourceFile& file, const ReadLimits& limits,
+std::unique_ptr<ByteSource> open_source(SourceFile& file, const ReadLimits& limits,
                                         DiagnosticSink& diags) {
-  int fd = open_regular(file, diags);
+  struct stat st;
+  int fd = open_regular(file, diags, st);
   if (fd < 0) return nullptr;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  file.compression = sniff_fd(fd, size);
   if (file.compression == Compression::None)
-    return std::make_unique<PlainFileSource>(fd, file.display_path, diags);
+    return std::make_unique<PlainFileSource>(fd, size, file.display_path, diags);
   return make_decoder(file.compression, fd, {}, file.display_path, diags, limits);
+}
+
+Compression sniff_compression(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return Compression::None;
+  struct stat st;
+  Compression c = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+                      ? sniff_fd(fd, static_cast<std::uint64_t>(st.st_size))
+                      : Compression::None;
+  ::close(fd);
+  return c;
 }
 
 std::unique_ptr<ByteSource> memory_source(std::string bytes, Compression compression,

@@ -26,11 +26,15 @@ struct ReadLimits {
   std::uint64_t max_decompressed_bytes = 16ull << 30;  // zip-bomb guard per file (--max-decompressed-bytes)
 };
 
-/// Opens `file` for reading according to its compression. Returns nullptr (and a diagnostic)
-/// when the file cannot be opened. Later read errors and corrupt/truncated streams are
-/// diagnostics recorded into `diags` (codes `read.*`) while reading.
-std::unique_ptr<ByteSource> open_source(const SourceFile& file, const ReadLimits& limits,
+/// Opens `file`, sets `file.compression` from its first bytes and returns a source of its
+/// (decompressed) bytes. Returns nullptr (and a diagnostic) when the file cannot be opened.
+/// Later read errors and corrupt/truncated streams are diagnostics recorded into `diags`
+/// (codes `read.*`) while reading.
+std::unique_ptr<ByteSource> open_source(SourceFile& file, const ReadLimits& limits,
                                         DiagnosticSink& diags);
+
+/// The compression of the file at `path` by its first bytes; None when it cannot be read.
+Compression sniff_compression(const std::string& path);
 
 /// An in-memory source for tests and fuzzing; the bytes are copied. If `compression` is not
 /// None the bytes are decompressed like a file's would be.

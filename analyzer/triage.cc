@@ -20,6 +20,7 @@
 #include "rule_matcher.h"
 #include "rules.h"
 #include "progress.h"
+#include "reader.h"
 #include "timeline.h"
 
 namespace megatriage {
@@ -63,7 +64,7 @@ std::vector<FileResult> analyze_all(const std::vector<SourceFile>& files, const 
     for (std::size_t k = next++; k < order.size(); k = next++) {
       const SourceFile& file = files[order[k]];
       results[order[k]] = analyze_guarded(file, matcher, options);
-      if (file.compression != Compression::None)
+      if (results[order[k]].file.compression != Compression::None)
         counters.bytes_done.fetch_add(file.size_bytes, std::memory_order_relaxed);
       counters.files_done.fetch_add(1, std::memory_order_relaxed);
     }
@@ -263,7 +264,7 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
     s.rank = r.file.hint.rank;
     s.local_rank = r.file.hint.local_rank;
     s.task = r.file.hint.task;
-    s.skipped = r.binary;
+    s.skipped = r.binary || r.unopened;
     report.files.push_back(std::move(s));
     for (auto& d : r.diagnostics) report.diagnostics.push_back(std::move(d));
   }
@@ -294,6 +295,7 @@ TriageOutcome run_triage(const TriageOptions& options) {
   });
   DiscoverOptions dopts;
   dopts.follow_symlinks_outside = options.follow_symlinks_outside;
+  dopts.threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<SourceFile> files = discover_sources(options.paths, dopts, discover_diags);
   out.walk_s = seconds_since(start);
   compile.join();
@@ -318,7 +320,7 @@ TriageOutcome run_triage(const TriageOptions& options) {
   // flight (2 x helpers + 2 per file).
   std::size_t big = 0;
   for (const auto& f : files)
-    if (f.compression == Compression::None && f.size_bytes > 2 * analyze.chunk_bytes) ++big;
+    if (f.size_bytes > 2 * analyze.chunk_bytes && sniff_compression(f.path) == Compression::None) ++big;
   analyze.chunk_helpers = big > 0 && big < jobs ? std::min<unsigned>(7, static_cast<unsigned>((jobs - 1) / big)) : 0;
   const Clock::time_point analyze_start = Clock::now();
   std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,

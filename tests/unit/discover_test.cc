@@ -135,7 +135,7 @@ TEST_SUITE("discover") {
     CHECK(files[1].id == 1);
   }
 
-  TEST_CASE("discover: compression comes from magic bytes, not the name") {
+  TEST_CASE("discover: compression comes from magic bytes when opened, not from the name") {
     TempDir tmp;
     tmp.write("logs/plain.log.gz", "this gzip is really plain text\n");
     tmp.write("logs/gzip.log", std::string("\x1f\x8b\x08\x00rest", 8));
@@ -143,16 +143,25 @@ TEST_SUITE("discover") {
     tmp.write("logs/xz.bin", std::string("\xfd" "7zXZ\0rest", 10));
     tmp.write("logs/zstd.log", std::string("\x28\xb5\x2f\xfd\x00\x00", 6));
     tmp.write("logs/short", "\x1f");
+    tmp.write("logs/empty", "");
     DiagnosticSink diags;
     std::vector<SourceFile> files = discover_sources({tmp / "logs"}, {}, diags);
-    REQUIRE(files.size() == 6);
-    std::vector<std::string> got;
-    for (const SourceFile& f : files) {
+    REQUIRE(files.size() == 7);
+    std::vector<std::string> got, sniffed;
+    for (SourceFile& f : files) {
+      CHECK(f.compression == Compression::None);  // the walk does not open files
+      sniffed.push_back(compression_name(sniff_compression(f.path)));
+      DiagnosticSink read_diags;
+      std::unique_ptr<ByteSource> source = open_source(f, {}, read_diags);
+      CHECK(source != nullptr);
       got.push_back(fs::path(f.display_path).filename().string() + "=" +
                     compression_name(f.compression));
     }
-    CHECK(got == std::vector<std::string>{"bzip2.txt=bzip2", "gzip.log=gzip", "plain.log.gz=none",
-                                          "short=none", "xz.bin=xz", "zstd.log=zstd"});
+    CHECK(got == std::vector<std::string>{"bzip2.txt=bzip2", "empty=none", "gzip.log=gzip",
+                                          "plain.log.gz=none", "short=none", "xz.bin=xz",
+                                          "zstd.log=zstd"});
+    CHECK(sniffed == std::vector<std::string>{"bzip2", "none", "gzip", "none", "none", "xz", "zstd"});
+    CHECK(std::string(compression_name(sniff_compression(tmp / "logs/missing"))) == "none");
   }
 
   TEST_CASE("discover: detect_compression reads only the bytes it is given") {
@@ -187,7 +196,6 @@ TEST_SUITE("discover") {
     CHECK(files[1].hint.task == 0);
     CHECK(files[2].is_stdout);
     CHECK(files[2].hint.local_rank == 3);
-    CHECK(files[2].compression == Compression::Gzip);
     CHECK(files[3].is_stdout);
     struct stat st;
     REQUIRE(::stat(files[1].path.c_str(), &st) == 0);
@@ -277,6 +285,58 @@ TEST_SUITE("discover") {
     CHECK(find_code(diags2, "discover.symlink-outside") == nullptr);
   }
 
+  TEST_CASE("discover: the number of walking threads never changes files or diagnostics") {
+    // Wide and deep (a torchrun tree), with every kind of entry the walk decides about: links
+    // out of the tree (two to one directory, one inside another's target), loops, dangling
+    // links, a FIFO, an in-tree directory link. Threads finish directories in any order.
+    TempDir tmp;
+    for (int node = 0; node < 12; ++node)
+      for (int local = 0; local < 6; ++local)
+        tmp.write("logs/torchrun/node" + std::to_string(node) + "/run/attempt_0/" +
+                      std::to_string(local) + "/stderr.log",
+                  "x\n");
+    tmp.write("outside/one/a.err", "a\n");
+    tmp.write("outside/one/inner/b.err", "b\n");
+    tmp.write("outside/two/c.err", "c\n");
+    tmp.symlink(tmp / "outside/one", "logs/link-a");
+    tmp.symlink(tmp / "outside/one", "logs/torchrun/link-b");
+    tmp.symlink(tmp / "outside/one/inner", "logs/link-inner");
+    tmp.symlink(tmp / "outside/two", "outside/one/to-two");
+    tmp.symlink("..", "logs/torchrun/node3/up");
+    tmp.symlink("../nowhere", "logs/torchrun/node5/dangling.err");
+    tmp.symlink("torchrun/node1", "logs/node1-again");
+    REQUIRE(::mkfifo((tmp / "logs/torchrun/node7/pipe.err").c_str(), 0644) == 0);
+
+    auto listing = [&](unsigned threads, bool follow) {
+      DiscoverOptions options;
+      options.threads = threads;
+      options.follow_symlinks_outside = follow;
+      DiagnosticSink diags;
+      std::string out;
+      for (const SourceFile& f : discover_sources({tmp / "logs"}, options, diags))
+        out += std::to_string(f.id) + " " + f.display_path + " " + f.path + " " +
+               std::to_string(f.size_bytes) + "\n";
+      for (const Diagnostic& d : diags.items()) out += d.code + " " + d.path + " " + d.message + "\n";
+      return out;
+    };
+    for (bool follow : {false, true}) {
+      CAPTURE(follow);
+      const std::string one = listing(1, follow);
+      CHECK(one.find("node11/run/attempt_0/5/stderr.log") != std::string::npos);
+      CHECK(one.find("discover.special-file") != std::string::npos);
+      if (follow) {
+        CHECK(one.find("logs/link-a/a.err") != std::string::npos);  // the first link by name
+        CHECK(one.find("logs/torchrun/link-b/a.err") == std::string::npos);
+        CHECK(one.find("logs/link-a/to-two/c.err") != std::string::npos);
+      }
+      for (int run = 0; run < 20; ++run)
+        for (unsigned threads : {2u, 3u, 8u}) {
+          CAPTURE(threads);
+          CHECK(listing(threads, follow) == one);
+        }
+    }
+  }
+
   TEST_CASE("discover: the same file reached twice is listed once") {
     TempDir tmp;
     tmp.write("logs/job-5.err", "x\n");
@@ -327,10 +387,14 @@ TEST_SUITE("discover") {
     bool ok = run_unprivileged([&] {
       DiagnosticSink diags;
       std::vector<SourceFile> files = discover_sources({logs}, {}, diags);
-      const Diagnostic* file = find_code(diags, "discover.unreadable", logs + "/secret.err");
       const Diagnostic* dir = find_code(diags, "discover.unreadable", logs + "/locked");
-      return display_paths(files) == std::vector<std::string>{logs + "/ok.err"} &&
-             file != nullptr && file->message.find("Permission denied") != std::string::npos &&
+      // The walk lists files without opening them: the unreadable one is reported when opened.
+      if (display_paths(files) != std::vector<std::string>{logs + "/ok.err", logs + "/secret.err"})
+        return false;
+      DiagnosticSink read_diags;
+      if (open_source(files[1], {}, read_diags) != nullptr) return false;
+      const Diagnostic* file = find_code(read_diags, "discover.unreadable", logs + "/secret.err");
+      return file != nullptr && file->message.find("Permission denied") != std::string::npos &&
              !file->hint.empty() && dir != nullptr;
     });
     CHECK(ok);
@@ -348,7 +412,7 @@ TEST_SUITE("discover") {
     std::vector<SourceFile> files = discover_sources({tmp / "logs"}, {}, diags);
     REQUIRE(files.size() == 2);
     std::vector<std::string> texts;
-    for (const SourceFile& f : files) {
+    for (SourceFile& f : files) {
       std::unique_ptr<ByteSource> source = open_source(f, {}, diags);
       REQUIRE(source != nullptr);
       std::string text;
