@@ -41,6 +41,106 @@ json frames_json(const std::vector<Frame>& frames) {
   return out;
 }
 
+// ---- direct writing of the long, flat arrays ----
+// `files` (and often `diagnostics`) hold one object per input file: 9,000+ on a big job, where
+// building them as a DOM cost more than analysing the files' tails. They are written straight
+// into the text, in exactly the layout dump(2) gives everything else (a test compares both).
+
+// A JSON string as dump() writes it (no ASCII escaping of UTF-8): plain printable ASCII is
+// copied; anything else goes through the library so escapes and repairs stay identical.
+void append_string(std::string& out, const std::string& s) {
+  bool plain = true;
+  for (unsigned char c : s) plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  if (!plain) {
+    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
+
+// One object of scalar fields at `depth` (an element of a top-level array: depth 2).
+class FlatObject {
+ public:
+  FlatObject(std::string& out, int depth) : out_(out), depth_(depth) {
+    out_.append(static_cast<std::size_t>(2 * depth_), ' ');
+    out_ += '{';
+  }
+  ~FlatObject() {
+    out_ += '\n';
+    out_.append(static_cast<std::size_t>(2 * depth_), ' ');
+    out_ += '}';
+  }
+  FlatObject& str(const char* key, const std::string& v) { return append_string(start(key), v), *this; }
+  FlatObject& null_str(const char* key, const std::string& v) {
+    if (v.empty()) start(key) += "null";
+    else append_string(start(key), v);
+    return *this;
+  }
+  FlatObject& num(const char* key, std::uint64_t v) { return start(key) += std::to_string(v), *this; }
+  FlatObject& null_int(const char* key, long long v) {
+    start(key) += v >= 0 ? std::to_string(v) : "null";
+    return *this;
+  }
+  FlatObject& boolean(const char* key, bool v) { return start(key) += v ? "true" : "false", *this; }
+
+ private:
+  std::string& start(const char* key) {
+    out_ += first_ ? "\n" : ",\n";
+    first_ = false;
+    out_.append(static_cast<std::size_t>(2 * depth_ + 2), ' ');
+    out_ += '"';
+    out_ += key;
+    out_ += "\": ";
+    return out_;
+  }
+  std::string& out_;
+  int depth_;
+  bool first_ = true;
+};
+
+// A top-level array of flat objects, as the value after `"key": `.
+template <typename T, typename Write>
+std::string flat_array(const std::vector<T>& items, Write write) {
+  if (items.empty()) return "[]";
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out += i == 0 ? "\n" : ",\n";
+    FlatObject object(out, 2);
+    write(object, items[i]);
+  }
+  out += "\n  ]";
+  return out;
+}
+
+std::string files_text(const std::vector<FileSummary>& files) {
+  return flat_array(files, [](FlatObject& o, const FileSummary& f) {
+    o.str("path", clean(f.path))
+        .str("compression", f.compression)
+        .num("size_bytes", f.size_bytes)
+        .num("bytes", f.bytes)
+        .num("lines", f.lines)
+        .num("events", f.events)
+        .null_int("rank", f.rank)
+        .null_int("local_rank", f.local_rank)
+        .null_int("task", f.task)
+        .boolean("skipped", f.skipped);
+  });
+}
+
+std::string diagnostics_text(const std::vector<Diagnostic>& diagnostics) {
+  return flat_array(diagnostics, [](FlatObject& o, const Diagnostic& d) {
+    o.str("severity", severity_name(d.severity))
+        .str("code", d.code)
+        .str("message", clean(d.message))
+        .null_str("path", clean(d.path))
+        .null_int("line", d.line ? static_cast<long long>(d.line) : -1)
+        .null_str("hint", clean(d.hint))
+        .num("count", d.count);
+  });
+}
+
 }  // namespace
 
 std::string render_json(const Report& report) {
@@ -108,39 +208,37 @@ std::string render_json(const Report& report) {
     });
   }
   doc["symptoms"] = symptoms;
-  json files = json::array();
-  for (const auto& f : report.files) {
-    files.push_back({{"path", clean(f.path)},
-                     {"compression", f.compression},
-                     {"size_bytes", f.size_bytes},
-                     {"bytes", f.bytes},
-                     {"lines", f.lines},
-                     {"events", f.events},
-                     {"rank", nullable_int(f.rank)},
-                     {"local_rank", nullable_int(f.local_rank)},
-                     {"task", nullable_int(f.task)},
-                     {"skipped", f.skipped}});
-  }
-  doc["files"] = files;
-  json diags = json::array();
-  for (const auto& d : report.diagnostics) {
-    diags.push_back({{"severity", severity_name(d.severity)},
-                     {"code", d.code},
-                     {"message", clean(d.message)},
-                     {"path", nullable_str(clean(d.path))},
-                     {"line", d.line ? json(d.line) : json(nullptr)},
-                     {"hint", nullable_str(clean(d.hint))},
-                     {"count", d.count}});
-  }
-  doc["diagnostics"] = diags;
+  doc["files"] = nullptr;        // written directly, below
+  doc["diagnostics"] = nullptr;
   doc["ordering"] = report.ordering;
   json scripts = json::array();
   for (const auto& path : report.scripts) scripts.push_back(clean(path));
   doc["scripts"] = scripts;
   doc["rules"] = {{"count", report.rule_count}};
   if (report.slurm) doc["slurm"] = slurm_json(*report.slurm);
-  // Replace, never throw, on anything that slipped through unrepaired.
-  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  // The top-level object by hand, each member dumped by the library (replace, never throw, on
+  // anything that slipped through unrepaired) and indented one level, except the two arrays
+  // written directly. Raw newlines in a dump only ever separate lines: strings escape theirs.
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [key, value] : doc.items()) {
+    out += first ? "\n  " : ",\n  ";
+    first = false;
+    append_string(out, key);
+    out += ": ";
+    if (key == "files") {
+      out += files_text(report.files);
+    } else if (key == "diagnostics") {
+      out += diagnostics_text(report.diagnostics);
+    } else {
+      for (char c : value.dump(2, ' ', false, json::error_handler_t::replace)) {
+        out += c;
+        if (c == '\n') out += "  ";
+      }
+    }
+  }
+  out += "\n}\n";
+  return out;
 }
 
 }  // namespace megatriage

@@ -38,10 +38,65 @@ bool is_placeholder_char(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
 }
 
+// The literal text every match of `regex` starts with ("" when unsure): the pattern's leading
+// run of plain and backslash-escaped punctuation characters, minus a last one that a
+// quantifier follows. Patterns with a top-level `|` (or constructs this reader does not
+// follow: `\Q`, `[:class:]`) have none. Latin-1 patterns: one character is one byte.
+std::string required_prefix(std::string_view regex) {
+  if (regex.find("\\Q") != std::string_view::npos || regex.find("[:") != std::string_view::npos)
+    return {};
+  int depth = 0;
+  bool in_class = false;
+  for (std::size_t i = 0; i < regex.size(); ++i) {
+    const char ch = regex[i];
+    if (ch == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = ch != ']';
+    } else if (ch == '[') {
+      in_class = true;
+      if (i + 1 < regex.size() && regex[i + 1] == '^') ++i;
+      if (i + 1 < regex.size() && regex[i + 1] == ']') ++i;  // `[]...]`: a literal `]`
+    } else if (ch == '(') {
+      ++depth;
+    } else if (ch == ')') {
+      --depth;
+    } else if (ch == '|' && depth == 0) {
+      return {};
+    }
+  }
+  auto is_meta = [](char c) { return std::strchr(".^$|()[]{}*+?\\", c) != nullptr; };
+  auto is_alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  std::string prefix;
+  std::size_t i = 0;
+  while (i < regex.size()) {
+    const char ch = regex[i];
+    if (ch == '\\' && i + 1 < regex.size() && !is_alnum(regex[i + 1]) &&
+        static_cast<unsigned char>(regex[i + 1]) < 0x80) {
+      prefix += regex[i + 1];
+      i += 2;
+    } else if (ch != '\\' && !is_meta(ch)) {
+      prefix += ch;
+      ++i;
+    } else {
+      break;
+    }
+  }
+  if (i < regex.size() && std::strchr("*+?{", regex[i]) != nullptr && !prefix.empty())
+    prefix.pop_back();
+  return prefix;
+}
+
 }  // namespace
 
 struct RuleMatcher::Compiled {
   std::vector<std::unique_ptr<RE2>> regex;  // per rule (index into rules_), for captures
+  // Per rule: the literal its every match starts with (required_prefix), or "". Captures are
+  // then taken by anchored matches at its occurrences: RE2 skips its two DFA passes (one to
+  // find the end, one backwards for the start) and runs one-pass or bit-state matching only.
+  std::vector<std::string> prefix;
 
   struct KindSet {
     std::unique_ptr<RE2::Set> set;  // null: per-rule matching only (Set failed to build)
@@ -69,6 +124,8 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
                 rule.source);
       continue;
     }
+    // Not under case folding (an inline `(?i)` is not at the start, so only the options count).
+    c.prefix.push_back(re->options().case_sensitive() ? required_prefix(rule.regex) : std::string());
     rules_.push_back(std::move(rule));
     c.regex.push_back(std::move(re));
   }
@@ -170,8 +227,25 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
   auto capture = [&](int rule_index) {
     const RE2& re = *c.regex[static_cast<std::size_t>(rule_index)];
     const int ngroups = re.NumberOfCapturingGroups();
-    std::vector<re2::StringPiece> sub(static_cast<std::size_t>(ngroups) + 1);
-    if (!re.Match(sp, 0, sp.size(), RE2::UNANCHORED, sub.data(), ngroups + 1)) return;
+    std::array<re2::StringPiece, 16> fixed;
+    std::vector<re2::StringPiece> more;
+    re2::StringPiece* sub = fixed.data();
+    if (static_cast<std::size_t>(ngroups) + 1 > fixed.size()) {
+      more.resize(static_cast<std::size_t>(ngroups) + 1);
+      sub = more.data();
+    }
+    const std::string& prefix = c.prefix[static_cast<std::size_t>(rule_index)];
+    bool found = false;
+    if (prefix.empty()) {
+      found = re.Match(sp, 0, sp.size(), RE2::UNANCHORED, sub, ngroups + 1);
+    } else {
+      // Every match starts at an occurrence of the prefix; the first occurrence where one
+      // starts holds the leftmost match, the one an unanchored search returns.
+      for (std::size_t at = text.find(prefix); at != std::string_view::npos && !found;
+           at = text.find(prefix, at + 1))
+        found = re.Match(sp, at, sp.size(), RE2::ANCHOR_START, sub, ngroups + 1);
+    }
+    if (!found) return;
     RuleMatch m;
     m.rule_index = rule_index;
     for (const auto& [name, index] : re.NamedCapturingGroups()) {

@@ -43,6 +43,51 @@ TEST_CASE("render: JSON stays valid UTF-8 with escapes and invalid bytes in log 
   CHECK(out.find('\x1b') == std::string::npos);
 }
 
+TEST_CASE("render: the directly written arrays have the library's exact layout and values") {
+  // `files` and `diagnostics` are written without the JSON library; the rest is its dump(2).
+  // Parsing the report and dumping it again must give the same bytes, and the same values.
+  Report r = sample_report();
+  r.files.push_back(FileSummary{"logs/plain.err", "none", 10, 10, 2, 1, 0, -1, 4, false});
+  r.files.push_back(FileSummary{"logs/q\"uote\\back\tslash\x01\x7f.err", "gzip", 1, 2, 3, 4, -1, 7, -1, true});
+  r.files.push_back(FileSummary{"logs/\xff\xfe-caf\xc3\xa9.err", "zstd", 0, 0, 0, 0, 12, 3, 2, false});
+  r.files.push_back(FileSummary{"", "none", 18446744073709551615ull, 0, 0, 0, -1, -1, -1, false});
+  r.diagnostics.push_back(Diagnostic{Severity::Info, "x.y", "line\nbreak \"q\"", "", 12, "do \\ this", 3});
+  r.diagnostics.push_back(Diagnostic{Severity::Error, "a.b", "m", "p", 0, "", 1});
+  for (int with_files = 0; with_files < 2; ++with_files) {
+    Report case_report = r;
+    if (!with_files) {
+      case_report.files.clear();
+      case_report.diagnostics.clear();
+    }
+    const std::string out = render_json(case_report);
+    nlohmann::ordered_json doc;
+    REQUIRE_NOTHROW(doc = nlohmann::ordered_json::parse(out));
+    CHECK(doc.dump(2, ' ', false) + "\n" == out);
+    if (!with_files) {
+      CHECK(doc["files"].empty());
+      CHECK(out.find("\"files\": []") != std::string::npos);
+      continue;
+    }
+    REQUIRE(doc["files"].size() == 4);
+    CHECK(doc["files"][0]["path"] == "logs/plain.err");
+    CHECK(doc["files"][0]["rank"] == 0);
+    CHECK(doc["files"][0]["local_rank"].is_null());
+    CHECK(doc["files"][0]["task"] == 4);
+    CHECK(doc["files"][1]["path"] == "logs/q\"uote\\back\tslash\x01\x7f.err");
+    CHECK(doc["files"][1]["skipped"] == true);
+    CHECK(doc["files"][2]["path"] == "logs/\xef\xbf\xbd\xef\xbf\xbd-caf\xc3\xa9.err");
+    CHECK(doc["files"][3]["size_bytes"] == 18446744073709551615ull);
+    REQUIRE(doc["diagnostics"].size() == 3);
+    CHECK(doc["diagnostics"][1]["message"] == "line\nbreak \"q\"");
+    CHECK(doc["diagnostics"][1]["path"].is_null());
+    CHECK(doc["diagnostics"][1]["line"] == 12);
+    CHECK(doc["diagnostics"][1]["count"] == 3);
+    CHECK(doc["diagnostics"][2]["line"].is_null());
+    CHECK(doc["diagnostics"][2]["hint"].is_null());
+    CHECK(doc["diagnostics"][2]["severity"] == "error");
+  }
+}
+
 TEST_CASE("render: text report lets no escape sequence or control byte through") {
   TextStyle style;
   style.color = false;
