@@ -38,11 +38,11 @@ bool is_placeholder_char(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
 }
 
-// The literal text every match of `regex` starts with ("" when unsure): the pattern's leading
-// run of plain and backslash-escaped punctuation characters, minus a last one that a
-// quantifier follows. Patterns with a top-level `|` (or constructs this reader does not
-// follow: `\Q`, `[:class:]`) have none. Latin-1 patterns: one character is one byte.
-std::string required_prefix(std::string_view regex) {
+}  // namespace
+
+// The pattern's leading run of plain and backslash-escaped punctuation characters, minus a
+// last one that a quantifier follows. Latin-1 patterns: one character is one byte.
+std::string required_regex_prefix(std::string_view regex) {
   if (regex.find("\\Q") != std::string_view::npos || regex.find("[:") != std::string_view::npos)
     return {};
   int depth = 0;
@@ -89,11 +89,9 @@ std::string required_prefix(std::string_view regex) {
   return prefix;
 }
 
-}  // namespace
-
 struct RuleMatcher::Compiled {
   std::vector<std::unique_ptr<RE2>> regex;  // per rule (index into rules_), for captures
-  // Per rule: the literal its every match starts with (required_prefix), or "". Captures are
+  // Per rule: the literal its every match starts with (required_regex_prefix), or "". Captures are
   // then taken by anchored matches at its occurrences: RE2 skips its two DFA passes (one to
   // find the end, one backwards for the start) and runs one-pass or bit-state matching only.
   std::vector<std::string> prefix;
@@ -125,7 +123,7 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
       continue;
     }
     // Not under case folding (an inline `(?i)` is not at the start, so only the options count).
-    c.prefix.push_back(re->options().case_sensitive() ? required_prefix(rule.regex) : std::string());
+    c.prefix.push_back(re->options().case_sensitive() ? required_regex_prefix(rule.regex) : std::string());
     rules_.push_back(std::move(rule));
     c.regex.push_back(std::move(re));
   }

@@ -65,6 +65,11 @@ class RuleMatcher {
   bool prefilter_enabled_ = true;
 };
 
+/// The literal text every match of `regex` (RE2 syntax, Latin-1, case-sensitive) starts with;
+/// "" when there is none or the pattern uses what this reader does not follow (a top-level
+/// `|`, `\Q...\E`, `[:class:]`). Conservative: a shorter prefix is always safe.
+std::string required_regex_prefix(std::string_view regex);
+
 /// Replaces `{name}` placeholders in `text` with `fields[name]`; unknown names stay as they are.
 std::string fill_placeholders(const std::string& text, const std::map<std::string, std::string>& fields);
 

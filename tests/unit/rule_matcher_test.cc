@@ -4,6 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
+#include <utility>
+
+#include <re2/re2.h>
 #include <string>
 #include <vector>
 
@@ -228,6 +232,89 @@ TEST_CASE("rule_matcher: repository rules: every positive sample passes the pref
   }
   CHECK(line_samples > 50);
   CHECK(m.set_fallback_count() == 0);
+}
+
+TEST_CASE("rule_matcher: required literal prefix of a regex") {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"(Watchdog caught collective operation timeout: WorkNCCL\((?:SeqNum=(?P<seq>[0-9]+), )?)",
+       "Watchdog caught collective operation timeout: WorkNCCL("},
+      {R"(\*\*\* (?P<what>JOB|STEP) \d+)", "*** "},  // `|` inside a group is fine
+      {"ncclRemoteError|remote process", ""},         // top-level alternation
+      {"a[|]b|c", ""},
+      {"a[|]b", "a"},
+      {R"(a\|b)", "a|b"},
+      {"abc*", "ab"}, {"abc+", "ab"}, {"abc?", "ab"}, {"abc{2}", "ab"}, {R"(ab\.*)", "ab"},
+      {"^KeyboardInterrupt", ""},
+      {R"(\bfoo)", ""},
+      {R"(foo\d+)", "foo"},
+      {R"(foo\nbar)", "foo"},
+      {"(?i)foo", ""},
+      {"foo(?i)bar", "foo"},
+      {"foo.bar", "foo"},
+      {"a(b|c)", "a"},
+      {R"(a\ b)", "a b"},
+      {R"(x\\.)", "x\\"},
+      {R"(x\Qa|b\E)", ""},
+      {"x[[:alpha:]]", ""},
+      {"caf\xc3\xa9 ok", "caf\xc3\xa9 ok"},
+      {"", ""},
+      {"*", ""},
+  };
+  for (const auto& [regex, prefix] : cases) {
+    CAPTURE(regex);
+    CHECK(required_regex_prefix(regex) == prefix);
+  }
+}
+
+TEST_CASE("rule_matcher: repository rules: captures equal an unanchored RE2 search") {
+  // Captures are taken by anchored matches at each occurrence of the rule's literal prefix;
+  // the result must be exactly what a plain unanchored search gives, on every sample and on
+  // variants where the prefix occurs before the real match (and nothing matches there).
+  DiagnosticSink d;
+  RuleMatcher m(repository_rules(), d);
+  int with_prefix = 0, compared = 0;
+  for (std::size_t i = 0; i < m.rules().size(); ++i) {
+    const Rule& r = m.rules()[i];
+    const std::string prefix = required_regex_prefix(r.regex);
+    if (!prefix.empty()) ++with_prefix;
+    RE2 re(r.regex, [] {
+      RE2::Options o;
+      o.set_log_errors(false);
+      o.set_encoding(RE2::Options::EncodingLatin1);
+      return o;
+    }());
+    REQUIRE(re.ok());
+    std::vector<std::string> texts;
+    for (const RuleSample& s : r.match_samples) {
+      texts.push_back(s.text);
+      texts.push_back(prefix + " " + s.text);      // a dead prefix first
+      texts.push_back(s.text + " then " + s.text);  // two matches: the first counts
+      texts.push_back("x" + prefix + prefix + s.text.substr(0, s.text.size() / 2));
+    }
+    for (const std::string& s : r.no_match_samples) texts.push_back(s);
+    for (const std::string& text : texts) {
+      CAPTURE(r.id);
+      CAPTURE(text);
+      const int n = re.NumberOfCapturingGroups();
+      std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n) + 1);
+      const bool want = re.Match(text, 0, text.size(), RE2::UNANCHORED, sub.data(), n + 1);
+      std::map<std::string, std::string> want_fields;
+      if (want)
+        for (const auto& [name, index] : re.NamedCapturingGroups())
+          if (sub[static_cast<std::size_t>(index)].data() != nullptr)
+            want_fields[name] = std::string(sub[static_cast<std::size_t>(index)]);
+      const RuleMatch* got = nullptr;
+      std::vector<RuleMatch> hits = m.match(text, r.applies_to);
+      for (const RuleMatch& h : hits)
+        if (h.rule_index == static_cast<int>(i)) got = &h;
+      if (r.applies_to == AppliesTo::Line && !want) continue;  // prefiltered by needles
+      CHECK((got != nullptr) == want);
+      if (got != nullptr) CHECK(got->fields == want_fields);
+      ++compared;
+    }
+  }
+  CHECK(with_prefix > 60);
+  CHECK(compared > 500);
 }
 
 TEST_CASE("rule_matcher: repository rules: ordinary lines do not pass the prefilter") {
