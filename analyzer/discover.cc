@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
@@ -237,33 +237,35 @@ class Walker {
     for (DirTask& t : local.linked) linked_.push_back(std::move(t));
   }
 
-  // Lists every directory of one pass on up to options_.threads threads.
+  // Lists every directory of one pass on up to options_.threads threads: breadth first until
+  // there are several directories per thread (a torchrun tree: the node directories), then
+  // each thread takes whole subtrees and walks them depth first on its own, with no hand-off
+  // per directory.
   void run_pass(std::vector<DirTask> tasks) {
-    queue_ = std::move(tasks);
-    busy_ = 0;
-    auto worker = [this] {
+    const unsigned n = std::max(1u, options_.threads);
+    Local top;
+    while (!tasks.empty() && tasks.size() < 8 * static_cast<std::size_t>(n) && n > 1) {
+      std::vector<DirTask> below;
+      for (const DirTask& t : tasks) list_directory(top, t, below);
+      tasks = std::move(below);
+    }
+    merge(top);
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
       Local local;
-      std::unique_lock<std::mutex> lock(mutex_);
-      for (;;) {
-        while (queue_.empty() && busy_ > 0) idle_.wait(lock);
-        if (queue_.empty()) break;
-        DirTask task = std::move(queue_.back());
-        queue_.pop_back();
-        ++busy_;
-        lock.unlock();
-        std::vector<DirTask> children;
-        list_directory(local, task, children);
-        lock.lock();
-        --busy_;
-        for (DirTask& c : children) queue_.push_back(std::move(c));
-        idle_.notify_all();
+      for (std::size_t k = next++; k < tasks.size(); k = next++) {
+        std::vector<DirTask> stack;
+        stack.push_back(std::move(tasks[k]));
+        while (!stack.empty()) {
+          DirTask task = std::move(stack.back());
+          stack.pop_back();
+          list_directory(local, task, stack);
+        }
       }
-      lock.unlock();
       merge(local);
     };
-    const unsigned n = std::max(1u, options_.threads);
     std::vector<std::thread> threads;
-    for (unsigned t = 1; t < n; ++t) {
+    for (unsigned t = 1; t < n && t < tasks.size(); ++t) {
       try {
         threads.emplace_back(worker);
       } catch (const std::system_error&) {
@@ -472,9 +474,6 @@ class Walker {
   DiagnosticSink& diags_;
   fs::path root_;                 // canonical form of the directory argument being walked
   std::mutex mutex_;              // guards everything below during a pass
-  std::condition_variable idle_;  // the queue grew or a worker finished a directory
-  std::vector<DirTask> queue_;    // directories to list (a stack: depth first, fewer queued)
-  unsigned busy_ = 0;             // workers listing a directory now
   std::set<DevIno> walked_dirs_;
   std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
   std::vector<Found> found_;
