@@ -22,27 +22,6 @@ constexpr std::size_t kPeekBytes = 4096;
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// Serves peeked bytes first, then the rest of the underlying source: lets us look at the
-// first block (binary detection) without a second open.
-class PeekedSource : public ByteSource {
- public:
-  PeekedSource(std::string head, ByteSource& rest) : head_(std::move(head)), rest_(rest) {}
-  std::size_t read(char* buffer, std::size_t capacity) override {
-    if (pos_ < head_.size()) {
-      std::size_t n = std::min(capacity, head_.size() - pos_);
-      std::memcpy(buffer, head_.data() + pos_, n);
-      pos_ += n;
-      return n;
-    }
-    return rest_.read(buffer, capacity);
-  }
-
- private:
-  std::string head_;
-  std::size_t pos_ = 0;
-  ByteSource& rest_;
-};
-
 // A stream is one writer inside a file: the combination of prefixes that names it. The parsers
 // cap srun task ids and tee local ranks at 6 digits (+1 < 2^20) and ranks at 7 (+1 < 2^24), so
 // the fields never collide.
@@ -115,15 +94,10 @@ class FileAnalyzer {
   }
 
   FileResult run(ByteSource& source) {
-    std::string head(kPeekBytes, '\0');
-    std::size_t got = 0;
-    while (got < head.size()) {
-      std::size_t n = source.read(head.data() + got, head.size() - got);
-      if (n == 0) break;
-      got += n;
-    }
-    head.resize(got);
-    if (got == 0) {
+    // One buffer from the first read on: a small file is read by a single read(2).
+    LineSplitter splitter(source, diags_, file_.display_path, options_.split);
+    const std::string_view head = splitter.head(kPeekBytes);
+    if (head.empty()) {
       diags_.add(Severity::Info, "read.empty-file", "file is empty", file_.display_path);
       return finish_result();
     }
@@ -131,12 +105,10 @@ class FileAnalyzer {
       result_.binary = true;
       diags_.add(Severity::Warning, "read.binary-file",
                  "file looks binary (control bytes or invalid UTF-8 in its first " +
-                     std::to_string(got) + " bytes); skipped",
+                     std::to_string(head.size()) + " bytes); skipped",
                  file_.display_path, 0, "core dumps and checkpoints do not belong in logs/");
       return finish_result();
     }
-    PeekedSource peeked(std::move(head), source);
-    LineSplitter splitter(peeked, diags_, file_.display_path, options_.split);
     if (options_.triggers != nullptr && options_.triggers->ok()) {
       scan_triggered_lines(splitter, *options_.triggers);
     } else {

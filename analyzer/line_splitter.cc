@@ -90,6 +90,13 @@ LineSplitter::LineSplitter(ByteSource& source, DiagnosticSink& diags, std::strin
   }
 }
 
+std::string_view LineSplitter::head(std::size_t want) {
+  want = std::min(want, buffer_size_);
+  while (end_ < want && refill()) {
+  }
+  return std::string_view(buffer_.get(), std::min(end_, want));
+}
+
 bool LineSplitter::refill() {
   if (eof_) return false;
   if (begin_ > 0) {

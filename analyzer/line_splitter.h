@@ -44,6 +44,9 @@ class LineSplitter {
   LineSplitter(ByteSource& source, DiagnosticSink& diags, std::string display_path,
                SplitOptions options = {});
   ~LineSplitter();  // leaves its buffer to the thread's next splitter
+  /// The input's first `want` bytes (fewer if it is shorter), read into the buffer but not
+  /// consumed: a look at the head before splitting. Only before the first next()/next_raw().
+  std::string_view head(std::size_t want);
   /// Next line, or false at end. Strips a trailing '\r'; for lines with interior '\r' keeps the
   /// text after the last one (a progress bar's final frame); replaces NUL bytes by spaces
   /// (reported once, code `split.nul-bytes`). Lines over the limit: `split.line-too-long`.

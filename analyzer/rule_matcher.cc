@@ -90,7 +90,7 @@ std::string required_regex_prefix(std::string_view regex) {
 }
 
 struct RuleMatcher::Compiled {
-  std::vector<std::unique_ptr<RE2>> regex;  // per rule (index into rules_), for captures
+  std::vector<std::shared_ptr<const RE2>> regex;  // per rule (index into rules_), for captures
   // Per rule: the literal its every match starts with (required_regex_prefix), or "". Captures are
   // then taken by anchored matches at its occurrences: RE2 skips its two DFA passes (one to
   // find the end, one backwards for the start) and runs one-pass or bit-state matching only.
@@ -115,7 +115,8 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
   Compiled& c = *compiled_;
   // Compile each rule; a rule whose regex fails here is left out so rule indices stay dense.
   for (Rule& rule : rules) {
-    auto re = std::make_unique<RE2>(rule.regex, rule_regex_options());
+    std::shared_ptr<const RE2> re = rule.compiled;
+    if (!re) re = std::make_shared<const RE2>(rule.regex, rule_regex_options());
     if (!re->ok()) {
       diags.add(Severity::Error, "rules.bad-regex",
                 rule.source + ": rule '" + rule.id + "': regex does not compile: " + re->error(),

@@ -226,10 +226,13 @@ void check_samples(const Rule& rule, const RE2& re, RuleContext& ctx) {
   }
 }
 
-/// Compiles the regex and checks placeholders, needles and samples. True when the rule is valid.
-bool check_compiled_parts(const Rule& rule, RuleContext& ctx) {
+/// Compiles the regex and checks placeholders, needles and samples. True when the rule is valid;
+/// then `keep` (if given) receives the compiled regex.
+bool check_compiled_parts(const Rule& rule, RuleContext& ctx,
+                          std::shared_ptr<const RE2>* keep = nullptr) {
   const int before = ctx.problems;
-  RE2 re(rule.regex, rule_regex_options());
+  auto compiled = std::make_shared<const RE2>(rule.regex, rule_regex_options());
+  const RE2& re = *compiled;
   if (!re.ok()) {
     ctx.report("rules.bad-regex", "regex does not compile: " + re.error() +
                                       (re.error_arg().empty() ? "" : " at '" + re.error_arg() + "'"));
@@ -259,7 +262,9 @@ bool check_compiled_parts(const Rule& rule, RuleContext& ctx) {
     ctx.report("rules.bad-value", "\"samples.match\" needs at least one sample");
   }
   check_samples(rule, re, ctx);
-  return ctx.problems == before;
+  if (ctx.problems != before) return false;
+  if (keep != nullptr) *keep = std::move(compiled);
+  return true;
 }
 
 bool get_string(const json& obj, const char* key, std::string& out, RuleContext& ctx) {
@@ -431,7 +436,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
     ok = false;
   }
   if (!ok) return false;
-  return check_compiled_parts(rule, ctx);
+  return check_compiled_parts(rule, ctx, &rule.compiled);
 }
 
 /// Line of the rule whose id is `id`, searching from `from`; updates `from`. 0 when not found.
