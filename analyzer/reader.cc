@@ -101,19 +101,20 @@ class PlainFileSource final : public ByteSource {
 
   std::size_t read(char* buffer, std::size_t capacity) override {
     if (done_ || capacity == 0) return 0;
-    if (total_ >= size_at_open_) {
+    const std::uint64_t left = size_at_open_ - total_;
+    if (left == 0) {
       done_ = true;
-      struct stat st;
-      if (::fstat(fd_.get(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > size_at_open_)
-        diags_.add(Severity::Info, "read.file-grew",
-                   "file grew from " + std::to_string(size_at_open_) + " to " +
-                       std::to_string(st.st_size) + " bytes while being read; the first " +
-                       std::to_string(size_at_open_) + " were analysed",
-                   display_path_, 0, "the job may still be writing; run again once it has ended");
+      if (!end_seen_) {
+        struct stat st;
+        if (::fstat(fd_.get(), &st) == 0) report_growth(static_cast<std::uint64_t>(st.st_size));
+      }
       return 0;
     }
-    capacity = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, size_at_open_ - total_));
-    ssize_t n = read_fd(fd_.get(), buffer, capacity);
+    // When the rest fits, ask for one byte more: getting it shows the file grew, and getting
+    // exactly the rest shows it did not (no fstat per file to find out).
+    const bool probe = capacity > left;
+    const std::size_t want = probe ? static_cast<std::size_t>(left) + 1 : capacity;
+    ssize_t n = read_fd(fd_.get(), buffer, want);
     if (n < 0) {
       int err = errno;
       diags_.add(Severity::Warning, "read.io-error",
@@ -130,8 +131,26 @@ class PlainFileSource final : public ByteSource {
                 std::to_string(size_at_open_) + " bytes",
             display_path_, 0, "something truncated or rewrote the log while megatriage ran");
     }
+    if (probe && static_cast<std::uint64_t>(n) > left) {
+      n = static_cast<ssize_t>(left);  // the extra byte is past the size at open: not ours
+      struct stat st;
+      report_growth(::fstat(fd_.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : size_at_open_ + 1);
+      end_seen_ = true;
+    } else if (probe && static_cast<std::uint64_t>(n) == left) {
+      end_seen_ = true;  // the file ended exactly at its size at open
+    }
     total_ += static_cast<std::uint64_t>(n);
     return static_cast<std::size_t>(n);
+  }
+
+ private:
+  void report_growth(std::uint64_t size_now) {
+    if (size_now <= size_at_open_) return;
+    diags_.add(Severity::Info, "read.file-grew",
+               "file grew from " + std::to_string(size_at_open_) + " to " +
+                   std::to_string(size_now) + " bytes while being read; the first " +
+                   std::to_string(size_at_open_) + " were analysed",
+               display_path_, 0, "the job may still be writing; run again once it has ended");
   }
 
  private:
@@ -141,6 +160,7 @@ class PlainFileSource final : public ByteSource {
   std::uint64_t size_at_open_;
   std::uint64_t total_ = 0;
   bool done_ = false;
+  bool end_seen_ = false;  // a read already showed whether the file grew
 };
 
 class MemorySource final : public ByteSource {

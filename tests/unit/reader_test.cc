@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -477,6 +479,55 @@ TEST_SUITE("reader") {
       CHECK(decode(bytes(kGzipRepeated), Compression::Gzip, diags, 4096, limits) == expected);
       CHECK(diags.empty());
     }
+  }
+
+  TEST_CASE("reader: a plain file is read as it was when opened; growth and shrinking are reported") {
+    char path[] = "/tmp/megatriage-reader-XXXXXX";
+    const int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    auto write = [&](const std::string& bytes, const char* mode) {
+      FILE* f = std::fopen(path, mode);
+      REQUIRE(f != nullptr);
+      std::fwrite(bytes.data(), 1, bytes.size(), f);
+      std::fclose(f);
+    };
+    const std::string text = steps(40);
+    // capacity: larger than the file (one probing read), and small (the end is found by fstat).
+    for (std::size_t capacity : {std::size_t{1} << 20, std::size_t{7}}) {
+      for (int change = 0; change < 3; ++change) {  // none, grows, shrinks after open
+        CAPTURE(capacity);
+        CAPTURE(change);
+        write(text, "wb");
+        SourceFile file;
+        file.path = file.display_path = path;
+        DiagnosticSink diags;
+        std::unique_ptr<ByteSource> source = open_source(file, {}, diags);
+        REQUIRE(source != nullptr);
+        CHECK(file.compression == Compression::None);
+        if (change == 1) write("appended later\n", "ab");
+        if (change == 2) write(text.substr(0, 100), "wb");
+        std::string got;
+        std::vector<char> buffer(capacity);
+        for (std::size_t n; (n = source->read(buffer.data(), buffer.size())) > 0;) got.append(buffer.data(), n);
+        CHECK(source->read(buffer.data(), buffer.size()) == 0);
+        const Diagnostic* grew = find_code(diags, "read.file-grew");
+        const Diagnostic* shrank = find_code(diags, "read.file-shrank");
+        if (change == 0) {
+          CHECK(got == text);
+          CHECK(diags.empty());
+        } else if (change == 1) {
+          CHECK(got == text);
+          REQUIRE(grew != nullptr);
+          CHECK(grew->message.find("to " + std::to_string(text.size() + 15) + " bytes") != std::string::npos);
+        } else {
+          CHECK(got == text.substr(0, 100));
+          CHECK(shrank != nullptr);
+          CHECK(grew == nullptr);
+        }
+      }
+    }
+    ::unlink(path);
   }
 
   TEST_CASE("reader: open failure is a diagnostic with the system's reason") {
