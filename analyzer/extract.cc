@@ -238,7 +238,10 @@ class FileAnalyzer {
     on_child_failure_table(body, line, stream, stamp);
 
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
-    std::vector<RuleMatch> matches = matcher_.match(body, AppliesTo::Line);
+    // A line the trigger search passed over (seen only because its stream is inside a
+    // traceback) holds no needle at all: the triggers include every Line rule's needles.
+    std::vector<RuleMatch> matches;
+    if (triggered) matches = matcher_.match(body, AppliesTo::Line);
     if (!matches.empty()) {
       Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
       e.text = valid_text(body.substr(0, kMaxEventText), line.number);
