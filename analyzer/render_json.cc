@@ -1,3 +1,4 @@
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "render.h"
@@ -46,18 +47,24 @@ json frames_json(const std::vector<Frame>& frames) {
 // building them as a DOM cost more than analysing the files' tails. They are written straight
 // into the text, in exactly the layout dump(2) gives everything else (a test compares both).
 
-// A JSON string as dump() writes it (no ASCII escaping of UTF-8): plain printable ASCII is
-// copied; anything else goes through the library so escapes and repairs stay identical.
+// A JSON string as dump() writes it (no ASCII escaping of UTF-8), log text repaired first like
+// clean() does: plain printable ASCII is copied as it is; anything else goes through the
+// library so escapes and repairs stay identical.
 void append_string(std::string& out, const std::string& s) {
   bool plain = true;
   for (unsigned char c : s) plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
   if (!plain) {
-    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += json(clean(s)).dump(-1, ' ', false, json::error_handler_t::replace);
     return;
   }
   out += '"';
   out += s;
   out += '"';
+}
+
+void append_number(std::string& out, std::uint64_t v) {
+  char digits[24];
+  out.append(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, v).ptr - digits));
 }
 
 // One object of scalar fields at `depth` (an element of a top-level array: depth 2).
@@ -78,9 +85,10 @@ class FlatObject {
     else append_string(start(key), v);
     return *this;
   }
-  FlatObject& num(const char* key, std::uint64_t v) { return start(key) += std::to_string(v), *this; }
+  FlatObject& num(const char* key, std::uint64_t v) { return append_number(start(key), v), *this; }
   FlatObject& null_int(const char* key, long long v) {
-    start(key) += v >= 0 ? std::to_string(v) : "null";
+    if (v >= 0) append_number(start(key), static_cast<std::uint64_t>(v));
+    else start(key) += "null";
     return *this;
   }
   FlatObject& boolean(const char* key, bool v) { return start(key) += v ? "true" : "false", *this; }
@@ -105,6 +113,7 @@ template <typename T, typename Write>
 std::string flat_array(const std::vector<T>& items, Write write) {
   if (items.empty()) return "[]";
   std::string out = "[";
+  out.reserve(items.size() * 320);
   for (std::size_t i = 0; i < items.size(); ++i) {
     out += i == 0 ? "\n" : ",\n";
     FlatObject object(out, 2);
@@ -116,7 +125,7 @@ std::string flat_array(const std::vector<T>& items, Write write) {
 
 std::string files_text(const std::vector<FileSummary>& files) {
   return flat_array(files, [](FlatObject& o, const FileSummary& f) {
-    o.str("path", clean(f.path))
+    o.str("path", f.path)
         .str("compression", f.compression)
         .num("size_bytes", f.size_bytes)
         .num("bytes", f.bytes)
@@ -133,10 +142,10 @@ std::string diagnostics_text(const std::vector<Diagnostic>& diagnostics) {
   return flat_array(diagnostics, [](FlatObject& o, const Diagnostic& d) {
     o.str("severity", severity_name(d.severity))
         .str("code", d.code)
-        .str("message", clean(d.message))
-        .null_str("path", clean(d.path))
+        .str("message", d.message)
+        .null_str("path", d.path)
         .null_int("line", d.line ? static_cast<long long>(d.line) : -1)
-        .null_str("hint", clean(d.hint))
+        .null_str("hint", d.hint)
         .num("count", d.count);
   });
 }
@@ -220,6 +229,7 @@ std::string render_json(const Report& report) {
   // anything that slipped through unrepaired) and indented one level, except the two arrays
   // written directly. Raw newlines in a dump only ever separate lines: strings escape theirs.
   std::string out = "{";
+  out.reserve((report.files.size() + report.diagnostics.size()) * 320 + (64 << 10));
   bool first = true;
   for (const auto& [key, value] : doc.items()) {
     out += first ? "\n  " : ",\n  ";
@@ -231,9 +241,13 @@ std::string render_json(const Report& report) {
     } else if (key == "diagnostics") {
       out += diagnostics_text(report.diagnostics);
     } else {
-      for (char c : value.dump(2, ' ', false, json::error_handler_t::replace)) {
-        out += c;
-        if (c == '\n') out += "  ";
+      const std::string text = value.dump(2, ' ', false, json::error_handler_t::replace);
+      for (std::size_t at = 0; at < text.size();) {
+        std::size_t nl = text.find('\n', at);
+        if (nl == std::string::npos) nl = text.size() - 1;
+        out.append(text, at, nl + 1 - at);
+        if (text[nl] == '\n') out += "  ";
+        at = nl + 1;
       }
     }
   }
