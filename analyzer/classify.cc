@@ -107,10 +107,18 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
 std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timeline,
                                          const std::optional<Finding>& finding,
                                          const RuleMatcher& matcher) {
-  std::map<std::string, SymptomGroup> groups;
-  std::map<std::string, std::set<int>> ranks;
-  std::map<std::string, std::set<std::string>> hosts;
-  std::vector<std::string> order;  // first appearance on the timeline
+  // One slot per rule (plus one for tracebacks no rule knows), indexed directly: a big job has
+  // tens of thousands of symptom events, so no string keys or set inserts per event. Ranks and
+  // hosts are gathered as they come and sorted once at the end.
+  struct Slot {
+    bool used = false;
+    SymptomGroup group;
+    std::vector<int> ranks;
+    std::vector<const std::string*> hosts;
+  };
+  const std::vector<Rule>& rules = matcher.rules();
+  std::vector<Slot> slots(rules.size() + 1);
+  std::vector<std::size_t> order;  // slots by first appearance on the timeline
   std::optional<std::int64_t> root_us;
   if (finding) root_us = timeline[finding->index].key_us;
   for (std::size_t i = 0; i < timeline.size(); ++i) {
@@ -121,12 +129,13 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
     RuleRole role = event_role(e, matcher);
     if (role == RuleRole::Context) continue;
     const Rule* rule = best_rule(e, matcher);
-    std::string id = rule ? rule->id : kUnclassifiedRule;
-    auto [it, inserted] = groups.try_emplace(id);
-    SymptomGroup& g = it->second;
-    if (inserted) {
-      order.push_back(id);
-      g.rule = id;
+    const std::size_t index = rule ? static_cast<std::size_t>(rule - rules.data()) : rules.size();
+    Slot& slot = slots[index];
+    SymptomGroup& g = slot.group;
+    if (!slot.used) {
+      slot.used = true;
+      order.push_back(index);
+      g.rule = rule ? rule->id : kUnclassifiedRule;
       g.title = rule ? rule->title : "Python exception not recognised by any rule";
       g.category = rule ? category_name(rule->category) : "unknown";
       g.role = role_name(role);
@@ -135,18 +144,25 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
       g.first_line = e.origin.line;
     }
     ++g.count;
-    if (e.who.rank >= 0) ranks[id].insert(e.who.rank);
-    if (!e.who.host.empty()) hosts[id].insert(e.who.host);
+    if (e.who.rank >= 0) slot.ranks.push_back(e.who.rank);
+    if (!e.who.host.empty()) slot.hosts.push_back(&e.who.host);
     if (auto t = timeline[i].key_us) {
       if (!g.first_us || *t < *g.first_us) g.first_us = t;
       if (!g.last_us || *t > *g.last_us) g.last_us = t;
     }
   }
   std::vector<SymptomGroup> out;
-  for (const auto& id : order) {
-    SymptomGroup g = groups[id];
-    g.ranks.assign(ranks[id].begin(), ranks[id].end());
-    g.hosts.assign(hosts[id].begin(), hosts[id].end());
+  for (std::size_t index : order) {
+    Slot& slot = slots[index];
+    SymptomGroup g = std::move(slot.group);
+    std::sort(slot.ranks.begin(), slot.ranks.end());
+    slot.ranks.erase(std::unique(slot.ranks.begin(), slot.ranks.end()), slot.ranks.end());
+    g.ranks = std::move(slot.ranks);
+    auto by_text = [](const std::string* a, const std::string* b) { return *a < *b; };
+    auto same_text = [](const std::string* a, const std::string* b) { return *a == *b; };
+    std::sort(slot.hosts.begin(), slot.hosts.end(), by_text);
+    slot.hosts.erase(std::unique(slot.hosts.begin(), slot.hosts.end(), same_text), slot.hosts.end());
+    for (const std::string* h : slot.hosts) g.hosts.push_back(*h);
     if (root_us && g.first_us) g.delay_us = *g.first_us - *root_us;
     out.push_back(std::move(g));
   }
