@@ -21,7 +21,7 @@ CheckResult advice(std::string text) {
 
 std::map<std::string, std::string> facts_for(const Event& e, const Finding& f) {
   std::map<std::string, std::string> fields;
-  if (!e.matches.empty()) fields = e.matches.front().fields;
+  if (!e.matches.empty()) fields = e.matches.front().fields.to_map();
   if (f.who.rank >= 0) fields.emplace("rank", std::to_string(f.who.rank));
   if (f.who.local_rank >= 0) fields.emplace("local_rank", std::to_string(f.who.local_rank));
   if (!f.who.host.empty()) fields.emplace("host", f.who.host);

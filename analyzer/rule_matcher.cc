@@ -15,6 +15,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 namespace megatriage {
@@ -184,6 +185,25 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
 
 RuleMatcher::~RuleMatcher() = default;
 
+FieldMap::const_iterator FieldMap::find(std::string_view name) const {
+  auto it = std::lower_bound(items_.begin(), items_.end(), name,
+                             [](const value_type& item, std::string_view n) { return item.first < n; });
+  return it != items_.end() && it->first == name ? it : items_.end();
+}
+
+const std::string& FieldMap::at(std::string_view name) const {
+  auto it = find(name);
+  if (it == items_.end()) throw std::out_of_range("no field '" + std::string(name) + "'");
+  return it->second;
+}
+
+void FieldMap::emplace(std::string name, std::string value) {
+  auto it = std::lower_bound(items_.begin(), items_.end(), name,
+                             [](const value_type& item, const std::string& n) { return item.first < n; });
+  if (it != items_.end() && it->first == name) return;
+  items_.emplace(it, std::move(name), std::move(value));
+}
+
 std::uint64_t RuleMatcher::set_fallback_count() const {
   return compiled_->set_fallbacks.load(std::memory_order_relaxed);
 }
@@ -247,6 +267,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
     if (!found) return;
     RuleMatch m;
     m.rule_index = rule_index;
+    m.fields.reserve(re.NamedCapturingGroups().size());
     for (const auto& [name, index] : re.NamedCapturingGroups()) {
       const re2::StringPiece& g = sub[static_cast<std::size_t>(index)];
       if (g.data() != nullptr) m.fields.emplace(name, std::string(g.data(), g.size()));

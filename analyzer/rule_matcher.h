@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "diagnostics.h"
@@ -15,10 +16,35 @@
 
 namespace megatriage {
 
+/// The named groups that took part in a match, sorted by name, in one allocation (a big job
+/// has tens of thousands of matched lines; a std::map took one per group). The subset of the
+/// std::map interface that callers use.
+class FieldMap {
+ public:
+  using value_type = std::pair<std::string, std::string>;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  const_iterator begin() const { return items_.begin(); }
+  const_iterator end() const { return items_.end(); }
+  std::size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  const_iterator find(std::string_view name) const;
+  std::size_t count(std::string_view name) const { return find(name) != end() ? 1 : 0; }
+  /// Throws std::out_of_range when `name` is absent, like std::map::at.
+  const std::string& at(std::string_view name) const;
+  /// Adds `name` unless present (as std::map::emplace does).
+  void emplace(std::string name, std::string value);
+  void reserve(std::size_t n) { items_.reserve(n); }
+  std::map<std::string, std::string> to_map() const { return {items_.begin(), items_.end()}; }
+
+ private:
+  std::vector<value_type> items_;
+};
+
 /// One rule that matched a text, with its named groups.
 struct RuleMatch {
-  int rule_index = -1;                       // index into RuleMatcher::rules()
-  std::map<std::string, std::string> fields;  // named groups that took part in the match
+  int rule_index = -1;  // index into RuleMatcher::rules()
+  FieldMap fields;      // named groups that took part in the match
 };
 
 class RuleMatcher {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 #include <re2/re2.h>
@@ -234,6 +235,26 @@ TEST_CASE("rule_matcher: repository rules: every positive sample passes the pref
   CHECK(m.set_fallback_count() == 0);
 }
 
+TEST_CASE("rule_matcher: FieldMap behaves like the std::map it replaces") {
+  FieldMap f;
+  CHECK(f.empty());
+  f.emplace("op", "ALLREDUCE");
+  f.emplace("timeout_ms", "600000");
+  f.emplace("seq", "53");
+  f.emplace("op", "BROADCAST");  // present: kept as it was, like std::map::emplace
+  CHECK(f.size() == 3);
+  CHECK(f.at("op") == "ALLREDUCE");
+  CHECK(f.count("seq") == 1);
+  CHECK(f.count("se") == 0);
+  CHECK(f.count("seqq") == 0);
+  CHECK(f.find("nope") == f.end());
+  CHECK_THROWS_AS(f.at("nope"), std::out_of_range);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : f) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"op", "seq", "timeout_ms"});  // sorted like a map
+  CHECK(f.to_map() == std::map<std::string, std::string>{{"op", "ALLREDUCE"}, {"seq", "53"}, {"timeout_ms", "600000"}});
+}
+
 TEST_CASE("rule_matcher: required literal prefix of a regex") {
   const std::pair<const char*, const char*> cases[] = {
       {R"(Watchdog caught collective operation timeout: WorkNCCL\((?:SeqNum=(?P<seq>[0-9]+), )?)",
@@ -309,7 +330,7 @@ TEST_CASE("rule_matcher: repository rules: captures equal an unanchored RE2 sear
         if (h.rule_index == static_cast<int>(i)) got = &h;
       if (r.applies_to == AppliesTo::Line && !want) continue;  // prefiltered by needles
       CHECK((got != nullptr) == want);
-      if (got != nullptr) CHECK(got->fields == want_fields);
+      if (got != nullptr) CHECK(got->fields.to_map() == want_fields);
       ++compared;
     }
   }
