@@ -1,6 +1,4 @@
 #include <charconv>
-#include <future>
-#include <system_error>
 #include <nlohmann/json.hpp>
 
 #include "render.h"
@@ -110,23 +108,24 @@ class FlatObject {
   bool first_ = true;
 };
 
-// A top-level array of flat objects, as the value after `"key": `.
+// A top-level array of flat objects, appended to `out` as the value after `"key": `.
 template <typename T, typename Write>
-std::string flat_array(const std::vector<T>& items, Write write) {
-  if (items.empty()) return "[]";
-  std::string out = "[";
-  out.reserve(items.size() * 320);
+void append_flat_array(std::string& out, const std::vector<T>& items, Write write) {
+  if (items.empty()) {
+    out += "[]";
+    return;
+  }
+  out += '[';
   for (std::size_t i = 0; i < items.size(); ++i) {
     out += i == 0 ? "\n" : ",\n";
     FlatObject object(out, 2);
     write(object, items[i]);
   }
   out += "\n  ]";
-  return out;
 }
 
-std::string files_text(const std::vector<FileSummary>& files) {
-  return flat_array(files, [](FlatObject& o, const FileSummary& f) {
+void append_files(std::string& out, const std::vector<FileSummary>& files) {
+  append_flat_array(out, files, [](FlatObject& o, const FileSummary& f) {
     o.str("path", f.path)
         .str("compression", f.compression)
         .num("size_bytes", f.size_bytes)
@@ -140,8 +139,8 @@ std::string files_text(const std::vector<FileSummary>& files) {
   });
 }
 
-std::string diagnostics_text(const std::vector<Diagnostic>& diagnostics) {
-  return flat_array(diagnostics, [](FlatObject& o, const Diagnostic& d) {
+void append_diagnostics(std::string& out, const std::vector<Diagnostic>& diagnostics) {
+  append_flat_array(out, diagnostics, [](FlatObject& o, const Diagnostic& d) {
     o.str("severity", severity_name(d.severity))
         .str("code", d.code)
         .str("message", d.message)
@@ -155,13 +154,6 @@ std::string diagnostics_text(const std::vector<Diagnostic>& diagnostics) {
 }  // namespace
 
 std::string render_json(const Report& report) {
-  // The file list is most of the text on a big job: written on a second thread meanwhile.
-  std::future<std::string> files;
-  try {
-    files = std::async(std::launch::async, [&report] { return files_text(report.files); });
-  } catch (const std::system_error&) {
-    files = std::async(std::launch::deferred, [&report] { return files_text(report.files); });
-  }
   json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["verdict"] = report.verdict;
@@ -238,7 +230,16 @@ std::string render_json(const Report& report) {
   // anything that slipped through unrepaired) and indented one level, except the two arrays
   // written directly. Raw newlines in a dump only ever separate lines: strings escape theirs.
   std::string out = "{";
-  out.reserve((report.files.size() + report.diagnostics.size()) * 320 + (64 << 10));
+  // The size, estimated from above from the long lists (files, diagnostics, each symptom's
+  // ranks and hosts), so the text is written into one allocation.
+  std::size_t size_hint = 64 << 10;
+  for (const auto& f : report.files) size_hint += 260 + f.path.size();
+  for (const auto& d : report.diagnostics) size_hint += 200 + d.message.size() + d.path.size() + d.hint.size();
+  for (const auto& g : report.symptoms) {
+    size_hint += 2048 + 16 * g.ranks.size();
+    for (const auto& h : g.hosts) size_hint += 16 + h.size();
+  }
+  out.reserve(size_hint);
   bool first = true;
   for (const auto& [key, value] : doc.items()) {
     out += first ? "\n  " : ",\n  ";
@@ -246,9 +247,9 @@ std::string render_json(const Report& report) {
     append_string(out, key);
     out += ": ";
     if (key == "files") {
-      out += files.get();
+      append_files(out, report.files);
     } else if (key == "diagnostics") {
-      out += diagnostics_text(report.diagnostics);
+      append_diagnostics(out, report.diagnostics);
     } else {
       const std::string text = value.dump(2, ' ', false, json::error_handler_t::replace);
       for (std::size_t at = 0; at < text.size();) {
