@@ -81,17 +81,25 @@ int parse_small_int(std::string_view s) {
   return v;
 }
 
-std::vector<std::string_view> split_components(std::string_view path) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t slash = path.find('/', start);
-    if (slash == std::string_view::npos) slash = path.size();
-    if (slash > start) parts.push_back(path.substr(start, slash - start));
-    start = slash + 1;
+// The path's components from the last one back, without allocating (every walked file's
+// name goes through hint_from_path).
+class ComponentsFromEnd {
+ public:
+  explicit ComponentsFromEnd(std::string_view path) : rest_(path) {}
+  /// The next component towards the root; false when there is none left.
+  bool next(std::string_view& part) {
+    while (!rest_.empty() && rest_.back() == '/') rest_.remove_suffix(1);
+    if (rest_.empty()) return false;
+    const std::size_t slash = rest_.rfind('/');
+    const std::size_t start = slash == std::string_view::npos ? 0 : slash + 1;
+    part = rest_.substr(start);
+    rest_ = rest_.substr(0, start);
+    return true;
   }
-  return parts;
-}
+
+ private:
+  std::string_view rest_;
+};
 
 // `rank3`, `rank_3`, `rank-3` as a token (not `frank3`, not `rank3x`). A `local_` / `local-` /
 // `local` in front makes it a local rank. Returns true when found; the last match wins.
@@ -499,14 +507,23 @@ std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
     return a.file.display_path < b.file.display_path;
   });
 
+  // The same file named twice (overlapping arguments, a file symlink or hard link inside the
+  // tree) would double every event; keep the first display path. Found by sorting (device,
+  // inode, position) once rather than a set insert per file.
+  std::vector<std::pair<DevIno, std::size_t>> ids(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) ids[i] = {found[i].id, i};
+  std::sort(ids.begin(), ids.end(), [](const auto& a, const auto& b) {
+    return a.first < b.first || (!(b.first < a.first) && a.second < b.second);
+  });
+  std::vector<bool> repeated(found.size(), false);
+  for (std::size_t i = 1; i < ids.size(); ++i)
+    if (!(ids[i - 1].first < ids[i].first)) repeated[ids[i].second] = true;
+
   std::vector<SourceFile> files;
   files.reserve(found.size());
-  std::set<DevIno> seen;
-  std::string previous;
-  for (Found& f : found) {
-    // The same file named twice (overlapping arguments, a file symlink or hard link inside the
-    // tree) would double every event; keep the first display path.
-    if (!seen.insert(f.id).second) {
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    Found& f = found[i];
+    if (repeated[i]) {
       diags.add(Severity::Info, "discover.duplicate",
                 "'" + f.file.display_path + "' is the same file as one listed before; skipped",
                 f.file.display_path);
@@ -520,15 +537,16 @@ std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
 
 Attribution hint_from_path(const std::string& display_path) {
   Attribution hint;
-  std::vector<std::string_view> parts = split_components(display_path);
-  if (parts.empty()) return hint;
-  std::string_view name = strip_compression_suffix(parts.back());
+  ComponentsFromEnd components(display_path);
+  std::string_view last, parent, grandparent;
+  if (!components.next(last)) return hint;
+  std::string_view name = strip_compression_suffix(last);
 
   // torchrun --log-dir: <run>/attempt_<N>/<local_rank>/{stderr,stdout}.log
-  if ((name == "stderr.log" || name == "stdout.log") && parts.size() >= 3 &&
-      parts[parts.size() - 3].substr(0, 8) == "attempt_" &&
-      parse_small_int(parts[parts.size() - 3].substr(8)) >= 0) {
-    hint.local_rank = parse_small_int(parts[parts.size() - 2]);
+  ComponentsFromEnd up = components;
+  if ((name == "stderr.log" || name == "stdout.log") && up.next(parent) && up.next(grandparent) &&
+      grandparent.substr(0, 8) == "attempt_" && parse_small_int(grandparent.substr(8)) >= 0) {
+    hint.local_rank = parse_small_int(parent);
   }
 
   // sbatch per-task output: <name>-<jobid>-<task>.{err,out} (%x-%j-%t). `gpt-tiny-25.err`
@@ -548,15 +566,15 @@ Attribution hint_from_path(const std::string& display_path) {
   }
 
   // rank<N> tokens: the file name first, then the nearest directory that has one.
-  for (std::size_t i = parts.size(); i-- > 0;) {
-    std::string_view part = i + 1 == parts.size() ? name : parts[i];
+  std::string_view part = name;
+  do {
     int rank = -1, local_rank = -1;
     if (find_rank_token(part, rank, local_rank)) {
       if (rank >= 0 && hint.rank < 0) hint.rank = rank;
       if (local_rank >= 0 && hint.local_rank < 0) hint.local_rank = local_rank;
       break;
     }
-  }
+  } while (components.next(part));
   return hint;
 }
 
