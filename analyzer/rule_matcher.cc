@@ -39,6 +39,25 @@ bool is_placeholder_char(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
 }
 
+// The last text each rule was matched against on this thread, with the outcome. Logs repeat
+// messages verbatim (every rank prints the same watchdog line, often twice), and a capture
+// costs about a microsecond while comparing a line costs a few nanoseconds. Keyed by the
+// matcher's serial number, so a matcher never sees another one's results.
+struct CaptureMemo {
+  struct Slot {
+    bool valid = false;
+    std::string text;
+    bool found = false;
+    FieldMap fields;
+  };
+  std::uint64_t matcher = 0;
+  std::vector<Slot> slots;  // per rule index
+};
+thread_local CaptureMemo capture_memo;
+constexpr std::size_t kMemoTextMax = 4096;  // longer texts are matched afresh (bounded memory)
+
+std::atomic<std::uint64_t> matcher_serials{0};
+
 }  // namespace
 
 // The pattern's leading run of plain and backslash-escaped punctuation characters, minus a
@@ -109,6 +128,7 @@ struct RuleMatcher::Compiled {
   bool always_candidate = false;  // a Line rule without a usable needle: never skip a line
 
   mutable std::atomic<std::uint64_t> set_fallbacks{0};
+  const std::uint64_t serial = ++matcher_serials;  // identifies this matcher's memo entries
 };
 
 RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
@@ -244,7 +264,26 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
 
   // Run one rule with captures; fields hold only groups that took part in the match.
   auto capture = [&](int rule_index) {
-    const RE2& re = *c.regex[static_cast<std::size_t>(rule_index)];
+    const auto rule = static_cast<std::size_t>(rule_index);
+    const std::string& prefix = c.prefix[rule];
+    // What the outcome depends on: the text from the prefix's first occurrence (every match
+    // starts at one), else all of it.
+    std::size_t first = 0;
+    if (!prefix.empty() && (first = text.find(prefix)) == std::string_view::npos) return;
+    const std::string_view key = text.substr(first);
+    CaptureMemo& memo = capture_memo;
+    if (memo.matcher != c.serial) {
+      memo.matcher = c.serial;
+      memo.slots.assign(rules_.size(), CaptureMemo::Slot{});
+    }
+    CaptureMemo::Slot& slot = memo.slots[rule];
+    const bool memoizable = key.size() <= kMemoTextMax;
+    if (memoizable && slot.valid && slot.text == key) {
+      if (slot.found) out.push_back(RuleMatch{rule_index, slot.fields});
+      return;
+    }
+
+    const RE2& re = *c.regex[rule];
     const int ngroups = re.NumberOfCapturingGroups();
     std::array<re2::StringPiece, 16> fixed;
     std::vector<re2::StringPiece> more;
@@ -253,26 +292,31 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
       more.resize(static_cast<std::size_t>(ngroups) + 1);
       sub = more.data();
     }
-    const std::string& prefix = c.prefix[static_cast<std::size_t>(rule_index)];
     bool found = false;
     if (prefix.empty()) {
       found = re.Match(sp, 0, sp.size(), RE2::UNANCHORED, sub, ngroups + 1);
     } else {
-      // Every match starts at an occurrence of the prefix; the first occurrence where one
-      // starts holds the leftmost match, the one an unanchored search returns.
-      for (std::size_t at = text.find(prefix); at != std::string_view::npos && !found;
-           at = text.find(prefix, at + 1))
+      // The first occurrence where a match starts holds the leftmost match, the one an
+      // unanchored search returns.
+      for (std::size_t at = first; at != std::string_view::npos && !found; at = text.find(prefix, at + 1))
         found = re.Match(sp, at, sp.size(), RE2::ANCHOR_START, sub, ngroups + 1);
     }
-    if (!found) return;
     RuleMatch m;
     m.rule_index = rule_index;
-    m.fields.reserve(re.NamedCapturingGroups().size());
-    for (const auto& [name, index] : re.NamedCapturingGroups()) {
-      const re2::StringPiece& g = sub[static_cast<std::size_t>(index)];
-      if (g.data() != nullptr) m.fields.emplace(name, std::string(g.data(), g.size()));
+    if (found) {
+      m.fields.reserve(re.NamedCapturingGroups().size());
+      for (const auto& [name, index] : re.NamedCapturingGroups()) {
+        const re2::StringPiece& g = sub[static_cast<std::size_t>(index)];
+        if (g.data() != nullptr) m.fields.emplace(name, std::string(g.data(), g.size()));
+      }
     }
-    out.push_back(std::move(m));
+    if (memoizable) {
+      slot.valid = true;
+      slot.text.assign(key);
+      slot.found = found;
+      slot.fields = m.fields;
+    }
+    if (found) out.push_back(std::move(m));
   };
   // Per-rule path: used when the Set could not be built, or when its DFA ran out of memory on
   // this text (counted; same results, only slower).

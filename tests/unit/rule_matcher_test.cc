@@ -255,6 +255,36 @@ TEST_CASE("rule_matcher: FieldMap behaves like the std::map it replaces") {
   CHECK(f.to_map() == std::map<std::string, std::string>{{"op", "ALLREDUCE"}, {"seq", "53"}, {"timeout_ms", "600000"}});
 }
 
+TEST_CASE("rule_matcher: repeated texts reuse captures, never across matchers or rules") {
+  // The thread's memo keeps the last text per rule: the same text again gives the same
+  // fields, a different text is matched afresh, and a second matcher (its own rule at the same
+  // index) never sees the first one's results.
+  DiagnosticSink d;
+  RuleMatcher first({make_rule("r.a", AppliesTo::Line, R"(code=(?P<x>[0-9]+))", {"code="})}, d);
+  const std::string text = "[rank1]: code=17 failed";
+  for (int i = 0; i < 3; ++i) {
+    auto hits = first.match(text, AppliesTo::Line);
+    REQUIRE(hits.size() == 1);
+    CHECK(hits[0].fields.at("x") == "17");
+  }
+  auto other = first.match("[rank2]: code=99 failed", AppliesTo::Line);
+  REQUIRE(other.size() == 1);
+  CHECK(other[0].fields.at("x") == "99");
+  CHECK(first.match("[rank2]: code=xx failed", AppliesTo::Line).empty());
+  CHECK(first.match("[rank2]: code=xx failed", AppliesTo::Line).empty());  // a memoized miss
+
+  RuleMatcher second({make_rule("r.b", AppliesTo::Line, R"(code=(?P<y>[0-9])(?P<z>[0-9]))", {"code="})}, d);
+  auto hits = second.match(text, AppliesTo::Line);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].fields.count("x") == 0);
+  CHECK(hits[0].fields.at("y") == "1");
+  CHECK(hits[0].fields.at("z") == "7");
+  // Back to the first matcher: still its own answer.
+  auto again = first.match(text, AppliesTo::Line);
+  REQUIRE(again.size() == 1);
+  CHECK(again[0].fields.at("x") == "17");
+}
+
 TEST_CASE("rule_matcher: required literal prefix of a regex") {
   const std::pair<const char*, const char*> cases[] = {
       {R"(Watchdog caught collective operation timeout: WorkNCCL\((?:SeqNum=(?P<seq>[0-9]+), )?)",
