@@ -34,7 +34,6 @@ ChunkedHits::~ChunkedHits() {
 }
 
 void ChunkedHits::work() {
-  std::vector<std::uint32_t> local;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     changed_.wait(lock, [this] {
@@ -42,7 +41,7 @@ void ChunkedHits::work() {
     });
     if (stop_) return;
     try {
-      take_and_search(lock, local);
+      take_and_search(lock);
     } catch (const std::exception&) {
       return;  // out of memory here: the reader searches what is left itself
     }
@@ -50,7 +49,7 @@ void ChunkedHits::work() {
 }
 
 // Requires: `lock` held, next_ < chunk_count_. Searches chunk next_ with the lock released.
-void ChunkedHits::take_and_search(std::unique_lock<std::mutex>& lock, std::vector<std::uint32_t>& local) {
+void ChunkedHits::take_and_search(std::unique_lock<std::mutex>& lock) {
   // Room first, then take the index: if the deque cannot grow, no chunk is left half-taken.
   while (window_.size() <= next_ - first_) window_.emplace_back();
   std::uint64_t index = next_++;
@@ -61,7 +60,7 @@ void ChunkedHits::take_and_search(std::unique_lock<std::mutex>& lock, std::vecto
   }
   lock.unlock();
   try {
-    search_chunk(index, local, result);
+    search_chunk(index, result);
   } catch (const std::exception&) {  // out of memory in a helper: the reader reads it itself
     result = Chunk{};
     result.done = result.failed = true;
@@ -73,7 +72,7 @@ void ChunkedHits::take_and_search(std::unique_lock<std::mutex>& lock, std::vecto
 
 // Reads chunk `index` from one byte before it (to see whether a line starts at its first byte)
 // to max_line_bytes past its end (to finish its last line) and searches the lines starting in it.
-void ChunkedHits::search_chunk(std::uint64_t index, std::vector<std::uint32_t>& local, Chunk& chunk) const {
+void ChunkedHits::search_chunk(std::uint64_t index, Chunk& chunk) const {
   chunk.done = true;
   const std::uint64_t start = index * chunk_bytes_, stop = std::min(size_, start + chunk_bytes_);
   const std::uint64_t from = start == 0 ? 0 : start - 1;
@@ -105,10 +104,8 @@ void ChunkedHits::search_chunk(std::uint64_t index, std::vector<std::uint32_t>& 
   const std::size_t look = std::max(first, chunk_end - 1);
   const void* nl = std::memchr(data + look, '\n', got - look);
   const std::size_t end = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1 : got;
-  local.clear();
-  scanner_.scan(std::string_view(data + first, end - first), local);
-  chunk.hits.reserve(local.size());
-  for (std::uint32_t h : local) chunk.hits.push_back(from + first + h);
+  chunk.base = from + first;
+  scanner_.scan(std::string_view(data + first, end - first), chunk.hits);
 }
 
 ChunkedHits::Chunk& ChunkedHits::wait_for(std::unique_lock<std::mutex>& lock, std::uint64_t k) {
@@ -120,7 +117,7 @@ ChunkedHits::Chunk& ChunkedHits::wait_for(std::unique_lock<std::mutex>& lock, st
   auto ready = [&] { return k - first_ < window_.size() && window_[k - first_].done; };
   while (!ready()) {
     if (next_ <= k || (next_ < chunk_count_ && next_ < first_ + max_ahead_))
-      take_and_search(lock, own_hits_);
+      take_and_search(lock);
     else
       changed_.wait(lock, [&] { return ready() || (next_ < chunk_count_ && next_ < first_ + max_ahead_); });
   }
@@ -176,7 +173,7 @@ std::size_t ChunkSource::read(char* buffer, std::size_t capacity) {
   return fallback_->read(buffer, capacity);
 }
 
-bool ChunkedHits::hits_in(std::uint64_t begin, std::size_t length, std::vector<std::uint32_t>& out) {
+bool ChunkedHits::hits_in(std::uint64_t begin, std::size_t length, std::vector<TriggerScanner::Hit>& out) {
   if (length == 0) return true;
   const std::uint64_t end = begin + length;
   if (end > size_) return false;
@@ -198,8 +195,12 @@ bool ChunkedHits::hits_in(std::uint64_t begin, std::size_t length, std::vector<s
       out.resize(before);
       return false;
     }
-    auto lo = std::lower_bound(c.hits.begin(), c.hits.end(), begin);
-    for (auto it = lo; it != c.hits.end() && *it < end; ++it) out.push_back(static_cast<std::uint32_t>(*it - begin));
+    // Offsets from the chunk's base to offsets from `begin` (hits before `begin` dropped).
+    auto at = [&](const TriggerScanner::Hit& h) { return c.base + h.end; };
+    auto lo = std::lower_bound(c.hits.begin(), c.hits.end(), begin,
+                               [&](const TriggerScanner::Hit& h, std::uint64_t b) { return at(h) < b; });
+    for (auto it = lo; it != c.hits.end() && at(*it) < end; ++it)
+      out.push_back({static_cast<std::uint32_t>(at(*it) - begin), it->literal});
   }
   return true;
 }

@@ -34,7 +34,7 @@ class ChunkedHits {
   /// range must start and end at line borders and ranges must come in file order. Waits for the
   /// helpers. False when the range is not covered (past `size`, or a chunk failed to read): the
   /// caller then searches the bytes itself.
-  bool hits_in(std::uint64_t begin, std::size_t length, std::vector<std::uint32_t>& out);
+  bool hits_in(std::uint64_t begin, std::size_t length, std::vector<TriggerScanner::Hit>& out);
 
   /// Copies file bytes from `offset` on (reads must be sequential) out of the chunk buffers;
   /// returns 0 at `size` or when a chunk could not be read (the caller then reads the file
@@ -44,15 +44,16 @@ class ChunkedHits {
  private:
   struct Chunk {
     bool done = false, failed = false;
-    std::vector<std::uint64_t> hits;  // absolute offsets
+    std::vector<TriggerScanner::Hit> hits;  // offsets from `base`
+    std::uint64_t base = 0;
     std::vector<char> bytes;          // file bytes from `from` on, until the reader took them
     std::uint64_t from = 0;
   };
   // Requires: lock held. Waits until chunk `k` is searched, searching it here if no helper has.
   Chunk& wait_for(std::unique_lock<std::mutex>& lock, std::uint64_t k);
   void work();
-  void take_and_search(std::unique_lock<std::mutex>& lock, std::vector<std::uint32_t>& local);
-  void search_chunk(std::uint64_t index, std::vector<std::uint32_t>& local, Chunk& chunk) const;
+  void take_and_search(std::unique_lock<std::mutex>& lock);
+  void search_chunk(std::uint64_t index, Chunk& chunk) const;
 
   const int fd_;                   // opened once; pread is safe from every thread
   const std::uint64_t size_;
@@ -69,7 +70,6 @@ class ChunkedHits {
   std::uint64_t wanted_ = 0;       // last chunk the extractor waits for (may exceed max_ahead_)
   bool stop_ = false;
   std::vector<std::thread> threads_;
-  std::vector<std::uint32_t> own_hits_;   // the extractor's, when it searches a chunk itself
   std::vector<std::vector<char>> spare_;  // chunk buffers the reader is done with
 };
 

@@ -333,7 +333,7 @@ class Walker {
   // Lists one directory with getdents64 into a fixed buffer: no DIR stream, whose setup
   // costs an fstat and an fcntl per directory (a torchrun tree has one per rank).
   void list_directory(Local& local, const DirTask& task, std::vector<DirTask>& children) {
-    FdCloser dfd(::open(task.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    FdCloser dfd{::open(task.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
     if (dfd.fd < 0) {
       report_unreadable(local, task.display, errno);
       return;

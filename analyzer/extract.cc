@@ -113,7 +113,7 @@ class FileAnalyzer {
       scan_triggered_lines(splitter, *options_.triggers);
     } else {
       LineView line;
-      while (splitter.next(line)) analyze_line(line, true);
+      while (splitter.next(line)) analyze_line(line, true, true);
       if (options_.bytes_done != nullptr && file_.compression == Compression::None)
         options_.bytes_done->fetch_add(splitter.bytes_read(), std::memory_order_relaxed);
     }
@@ -133,7 +133,7 @@ class FileAnalyzer {
   void on_line(const LineView& line) {
     ++result_.lines;
     result_.bytes = line.offset + line.text.size() + 1;
-    analyze_line(line, true);
+    analyze_line(line, true, true);
   }
 
  private:
@@ -150,15 +150,16 @@ class FileAnalyzer {
   // analysed, so their diagnostics count the same as on the slow path.
   void scan_triggered_lines(LineSplitter& splitter, const TriggerScanner& triggers) {
     RawLine raw;
-    std::vector<std::uint32_t> hits;
+    std::vector<TriggerScanner::Hit> hits;
     std::size_t next_hit = 0;
     std::uint64_t hits_base = 0, scanned_end = 0;
     for (;;) {
       // Nothing busy: jump over the lines before the next hit (or the end of the searched text).
       if (busy_streams_ == 0 && scanned_end > 0)
-        splitter.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit] : scanned_end);
+        splitter.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end);
       if (!splitter.next_raw(raw)) break;
-      bool hit = raw.cut || raw.has_nul;
+      // A cut line or one with NULs is always examined in full (its text changes in cleaning).
+      bool hit = raw.cut || raw.has_nul, literal = hit;
       if (!raw.cut) {
         if (raw.offset >= scanned_end) {
           hits.clear();
@@ -171,10 +172,13 @@ class FileAnalyzer {
             options_.bytes_done->fetch_add(region.size(), std::memory_order_relaxed);
         }
         const std::uint64_t line_end = raw.offset + raw.size;
-        while (next_hit < hits.size() && hits_base + hits[next_hit] < raw.offset) ++next_hit;
-        for (; next_hit < hits.size() && hits_base + hits[next_hit] < line_end; ++next_hit) hit = true;
+        while (next_hit < hits.size() && hits_base + hits[next_hit].end < raw.offset) ++next_hit;
+        for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) {
+          hit = true;
+          literal = literal || hits[next_hit].literal;
+        }
       }
-      if (hit || busy_streams_ > 0) analyze_line(splitter.clean(raw), hit);
+      if (hit || busy_streams_ > 0) analyze_line(splitter.clean(raw), hit, literal);
     }
   }
 
@@ -195,8 +199,10 @@ class FileAnalyzer {
   }
 
   // `triggered`: the line holds a trigger (or every line is examined). Otherwise it can only
-  // matter to a busy stream, and is dropped once its prefix names an idle one.
-  void analyze_line(const LineView& line, bool triggered) {
+  // matter to a busy stream, and is dropped once its prefix names an idle one. `literal`: one
+  // of the triggers is a literal (or every line is examined); without one the line holds no
+  // rule's needle (the triggers include them all), so no rule can match it.
+  void analyze_line(const LineView& line, bool triggered, bool literal) {
     std::string_view text = line.text;
     if (std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
       // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
@@ -238,10 +244,8 @@ class FileAnalyzer {
     on_child_failure_table(body, line, stream, stamp);
 
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
-    // A line the trigger search passed over (seen only because its stream is inside a
-    // traceback) holds no needle at all: the triggers include every Line rule's needles.
     std::vector<RuleMatch> matches;
-    if (triggered) matches = matcher_.match(body, AppliesTo::Line);
+    if (literal) matches = matcher_.match(body, AppliesTo::Line);
     if (!matches.empty()) {
       Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
       e.text = valid_text(body.substr(0, kMaxEventText), line.number);

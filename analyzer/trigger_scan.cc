@@ -28,22 +28,22 @@ namespace {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // `text[i]` and `text[i + 3]` are ':'; are the six digits around them there too?
-void check_time_at(std::string_view text, std::size_t i, std::vector<std::uint32_t>& hits) {
+void check_time_at(std::string_view text, std::size_t i, std::vector<TriggerScanner::Hit>& hits) {
   if (i < 2 || i + 6 > text.size()) return;
   const char* p = text.data() + i;
   if (is_digit(p[-2]) && is_digit(p[-1]) && is_digit(p[1]) && is_digit(p[2]) && is_digit(p[4]) &&
       is_digit(p[5]))
-    hits.push_back(static_cast<std::uint32_t>(i + 5));
+    hits.push_back({static_cast<std::uint32_t>(i + 5), false});
 }
 
-void find_times_scalar(std::string_view text, std::size_t from, std::vector<std::uint32_t>& hits) {
+void find_times_scalar(std::string_view text, std::size_t from, std::vector<TriggerScanner::Hit>& hits) {
   for (std::size_t i = from; i + 3 < text.size(); ++i)
     if (text[i] == ':' && text[i + 3] == ':') check_time_at(text, i, hits);
 }
 
 #if defined(__x86_64__)
 __attribute__((target("avx2"))) void find_times_avx2(std::string_view text,
-                                                     std::vector<std::uint32_t>& hits) {
+                                                     std::vector<TriggerScanner::Hit>& hits) {
   const __m256i colon = _mm256_set1_epi8(':');
   std::size_t i = 0;
   for (; i + 3 + 32 <= text.size(); i += 32) {
@@ -59,7 +59,7 @@ __attribute__((target("avx2"))) void find_times_avx2(std::string_view text,
   find_times_scalar(text, i, hits);
 }
 
-void find_times_sse2(std::string_view text, std::vector<std::uint32_t>& hits) {
+void find_times_sse2(std::string_view text, std::vector<TriggerScanner::Hit>& hits) {
   const __m128i colon = _mm_set1_epi8(':');
   std::size_t i = 0;
   for (; i + 3 + 16 <= text.size(); i += 16) {
@@ -76,7 +76,7 @@ void find_times_sse2(std::string_view text, std::vector<std::uint32_t>& hits) {
 }
 #endif
 
-void find_times(std::string_view text, std::vector<std::uint32_t>& hits) {
+void find_times(std::string_view text, std::vector<TriggerScanner::Hit>& hits) {
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) return find_times_avx2(text, hits);
@@ -108,8 +108,8 @@ struct ThreadScratch {
 };
 
 int on_match(unsigned int, unsigned long long, unsigned long long to, unsigned int, void* context) {
-  auto& hits = *static_cast<std::vector<std::uint32_t>*>(context);
-  hits.push_back(static_cast<std::uint32_t>(to - 1));
+  auto& hits = *static_cast<std::vector<TriggerScanner::Hit>*>(context);
+  hits.push_back({static_cast<std::uint32_t>(to - 1), true});
   return 0;
 }
 #endif
@@ -184,29 +184,30 @@ TriggerScanner::~TriggerScanner() {
 #endif
 }
 
-void TriggerScanner::scan(std::string_view text, std::vector<std::uint32_t>& hits) const {
+void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit>& hits) const {
   if (text.empty() || !ok()) return;
   std::size_t first = hits.size();
   if (builtin_) {
     pairs_.for_each(text, [&](std::size_t start, const PairIndex::Entry& e) {
-      hits.push_back(static_cast<std::uint32_t>(start + e.text.size() - 1));
+      hits.push_back({static_cast<std::uint32_t>(start + e.text.size() - 1), true});
       return false;
     });
     for (char c : single_bytes_)
       for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, c, text.data() + text.size() - p))); ++p)
-        hits.push_back(static_cast<std::uint32_t>(p - text.data()));
+        hits.push_back({static_cast<std::uint32_t>(p - text.data()), true});
   } else {
     scan_vectorscan(text, hits);
   }
-  if (!std::is_sorted(hits.begin() + static_cast<long>(first), hits.end()))
-    std::sort(hits.begin() + static_cast<long>(first), hits.end());
+  auto by_end = [](const Hit& a, const Hit& b) { return a.end < b.end; };
+  if (!std::is_sorted(hits.begin() + static_cast<long>(first), hits.end(), by_end))
+    std::sort(hits.begin() + static_cast<long>(first), hits.end(), by_end);
   std::size_t middle = hits.size();
   find_times(text, hits);
   std::inplace_merge(hits.begin() + static_cast<long>(first), hits.begin() + static_cast<long>(middle),
-                     hits.end());
+                     hits.end(), by_end);
 }
 
-void TriggerScanner::scan_vectorscan(std::string_view text, std::vector<std::uint32_t>& hits) const {
+void TriggerScanner::scan_vectorscan(std::string_view text, std::vector<TriggerScanner::Hit>& hits) const {
 #if MEGATRIAGE_HAVE_VECTORSCAN
   thread_local ThreadScratch local;
   if (local.sized_for != database_->serial) {
@@ -220,9 +221,9 @@ void TriggerScanner::scan_vectorscan(std::string_view text, std::vector<std::uin
     // No scratch (out of memory) or a failed scan: every line start is a hit, so no line is
     // missed (only the speed is lost).
     hits.resize(before);
-    hits.push_back(0);
+    hits.push_back({0, true});
     for (std::size_t i = 0; i + 1 < text.size(); ++i)
-      if (text[i] == '\n') hits.push_back(static_cast<std::uint32_t>(i + 1));
+      if (text[i] == '\n') hits.push_back({static_cast<std::uint32_t>(i + 1), true});
   }
 #else
   (void)text;

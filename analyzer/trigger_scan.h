@@ -34,13 +34,20 @@ class TriggerScanner {
   const char* engine_name() const { return database_ != nullptr ? "vectorscan" : "builtin"; }
   std::size_t literal_count() const { return literal_count_; }
 
-  /// Appends to `hits` the offset (within `text`) of the last byte of every trigger occurrence,
-  /// in ascending order. `text` must not be larger than 4 GiB. Thread-safe (per-thread scratch).
-  void scan(std::string_view text, std::vector<std::uint32_t>& hits) const;
+  /// One trigger occurrence: the offset (within the scanned text) of its last byte, and whether
+  /// it is one of the literals rather than a time-of-day stamp (only a literal can be a rule's
+  /// needle, so a line with stamps alone needs no rule matching).
+  struct Hit {
+    std::uint32_t end;
+    bool literal;
+  };
+  /// Appends to `hits` every trigger occurrence, in ascending order of `end`. `text` must not be
+  /// larger than 4 GiB. Thread-safe (per-thread scratch).
+  void scan(std::string_view text, std::vector<Hit>& hits) const;
 
  private:
   void compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags);
-  void scan_vectorscan(std::string_view text, std::vector<std::uint32_t>& hits) const;
+  void scan_vectorscan(std::string_view text, std::vector<Hit>& hits) const;
   struct Database;
   Database* database_ = nullptr;
   std::size_t literal_count_ = 0;

@@ -311,9 +311,10 @@ TEST_CASE("rule_matcher: required literal prefix of a regex") {
       {"", ""},
       {"*", ""},
   };
-  for (const auto& [regex, prefix] : cases) {
+  for (const auto& c : cases) {
+    const std::string regex = c.first;
     CAPTURE(regex);
-    CHECK(required_regex_prefix(regex) == prefix);
+    CHECK(required_regex_prefix(regex) == c.second);
   }
 }
 
