@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <atomic>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <initializer_list>
 #include <mutex>
@@ -259,18 +260,26 @@ class Walker {
     }
     merge(top);
     std::atomic<std::size_t> next{0};
+    std::mutex failed_mutex;
+    std::exception_ptr failed;  // the first exception of a helper, rethrown after the joins
     auto worker = [&] {
-      Local local;
-      for (std::size_t k = next++; k < tasks.size(); k = next++) {
-        std::vector<DirTask> stack;
-        stack.push_back(std::move(tasks[k]));
-        while (!stack.empty()) {
-          DirTask task = std::move(stack.back());
-          stack.pop_back();
-          list_directory(local, task, stack);
+      try {
+        Local local;
+        for (std::size_t k = next++; k < tasks.size(); k = next++) {
+          std::vector<DirTask> stack;
+          stack.push_back(std::move(tasks[k]));
+          while (!stack.empty()) {
+            DirTask task = std::move(stack.back());
+            stack.pop_back();
+            list_directory(local, task, stack);
+          }
         }
+        merge(local);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failed_mutex);
+        if (!failed) failed = std::current_exception();
+        next = tasks.size();  // the others stop too
       }
-      merge(local);
     };
     std::vector<std::thread> threads;
     for (unsigned t = 1; t < n && t < tasks.size(); ++t) {
@@ -282,6 +291,7 @@ class Walker {
     }
     worker();
     for (auto& t : threads) t.join();
+    if (failed) std::rethrow_exception(failed);
   }
 
   // Outside directory symlinks found in the last pass, in display order; the first link to
