@@ -159,7 +159,7 @@ class FileAnalyzer {
         splitter.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end);
       if (!splitter.next_raw(raw)) break;
       // A cut line or one with NULs is always examined in full (its text changes in cleaning).
-      bool hit = raw.cut || raw.has_nul, literal = hit;
+      bool hit = raw.cut || raw.has_nul, needle = hit;
       if (!raw.cut) {
         if (raw.offset >= scanned_end) {
           hits.clear();
@@ -175,10 +175,10 @@ class FileAnalyzer {
         while (next_hit < hits.size() && hits_base + hits[next_hit].end < raw.offset) ++next_hit;
         for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) {
           hit = true;
-          literal = literal || hits[next_hit].literal;
+          needle = needle || hits[next_hit].needle;
         }
       }
-      if (hit || busy_streams_ > 0) analyze_line(splitter.clean(raw), hit, literal);
+      if (hit || busy_streams_ > 0) analyze_line(splitter.clean(raw), hit, needle);
     }
   }
 
@@ -199,10 +199,10 @@ class FileAnalyzer {
   }
 
   // `triggered`: the line holds a trigger (or every line is examined). Otherwise it can only
-  // matter to a busy stream, and is dropped once its prefix names an idle one. `literal`: one
-  // of the triggers is a literal (or every line is examined); without one the line holds no
-  // rule's needle (the triggers include them all), so no rule can match it.
-  void analyze_line(const LineView& line, bool triggered, bool literal) {
+  // matter to a busy stream, and is dropped once its prefix names an idle one. `needle`: the
+  // search saw where a rule's needle may be (or every line is examined); without that the
+  // line holds no needle, so no rule can match it.
+  void analyze_line(const LineView& line, bool triggered, bool needle) {
     std::string_view text = line.text;
     if (std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
       // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
@@ -245,7 +245,7 @@ class FileAnalyzer {
 
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
     std::vector<RuleMatch> matches;
-    if (literal) matches = matcher_.match(body, AppliesTo::Line);
+    if (needle) matches = matcher_.match(body, AppliesTo::Line);
     if (!matches.empty()) {
       Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
       e.text = valid_text(body.substr(0, kMaxEventText), line.number);
@@ -500,16 +500,18 @@ class FileAnalyzer {
 
 std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags,
                                                      TriggerScanner::Engine engine) {
-  std::vector<std::string> literals;
-  if (!matcher.line_needles(literals)) return nullptr;
-  literals.emplace_back("Traceback (most recent call last):");  // TracebackBuilder::is_header
+  std::vector<std::string> needles, anchors;
+  if (!matcher.line_needles(needles)) return nullptr;
+  // Escapes are stripped before matching, which can join a needle's pieces: such a line is
+  // treated as one that may hold a needle.
+  needles.emplace_back("\x1b");
+  anchors.emplace_back("Traceback (most recent call last):");  // TracebackBuilder::is_header
   const auto& facts = ConfigExtractor::trigger_literals();
-  literals.insert(literals.end(), facts.begin(), facts.end());
-  for (std::string_view l : kTableFields) literals.emplace_back(l);
-  for (std::string_view l : kTableHeads) literals.emplace_back(l);
-  for (std::string_view l : kHostLines) literals.emplace_back(l);
-  literals.emplace_back("\x1b");  // escapes are stripped before matching: look at such lines
-  auto scanner = std::make_unique<TriggerScanner>(literals, diags, engine);
+  anchors.insert(anchors.end(), facts.begin(), facts.end());
+  for (std::string_view l : kTableFields) anchors.emplace_back(l);
+  for (std::string_view l : kTableHeads) anchors.emplace_back(l);
+  for (std::string_view l : kHostLines) anchors.emplace_back(l);
+  auto scanner = std::make_unique<TriggerScanner>(needles, anchors, diags, engine);
   if (!scanner->ok()) return nullptr;
   return scanner;
 }

@@ -107,55 +107,67 @@ struct ThreadScratch {
   }
 };
 
-int on_match(unsigned int, unsigned long long, unsigned long long to, unsigned int, void* context) {
+// Pattern id 1: a needle may be there; 0: an anchor.
+int on_match(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* context) {
   auto& hits = *static_cast<std::vector<TriggerScanner::Hit>*>(context);
-  hits.push_back({static_cast<std::uint32_t>(to - 1), true});
+  hits.push_back({static_cast<std::uint32_t>(to - 1), id == 1});
   return 0;
 }
 #endif
 
 }  // namespace
 
-TriggerScanner::TriggerScanner(const std::vector<std::string>& literals, DiagnosticSink& diags,
+TriggerScanner::TriggerScanner(const std::vector<std::string>& needles,
+                               const std::vector<std::string>& anchors, DiagnosticSink& diags,
                                Engine engine) {
   // A literal that contains another one finds no line the shorter one misses: drop it (the
-  // search costs about linearly in the number of literals).
-  std::vector<std::string> kept(literals.begin(), literals.end());
+  // search costs about linearly in the number of literals). The kept one then stands for a
+  // needle whenever a needle contains it.
+  std::vector<std::string> kept(needles.begin(), needles.end());
+  kept.insert(kept.end(), anchors.begin(), anchors.end());
   std::sort(kept.begin(), kept.end());
   kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
   std::vector<std::string> needed;
+  std::vector<bool> needle;
   for (const std::string& l : kept) {
     bool covered = l.empty() || std::any_of(kept.begin(), kept.end(), [&](const std::string& other) {
                      return !other.empty() && other.size() < l.size() && l.find(other) != std::string::npos;
                    });
-    if (!covered) needed.push_back(l);
+    if (covered) continue;
+    needed.push_back(l);
+    needle.push_back(std::any_of(needles.begin(), needles.end(),
+                                 [&](const std::string& n) { return n.find(l) != std::string::npos; }));
   }
   literal_count_ = needed.size();
 #if MEGATRIAGE_HAVE_VECTORSCAN
   if (engine == Engine::Best) {
-    compile_vectorscan(needed, diags);
+    compile_vectorscan(needed, needle, diags);
     if (database_ != nullptr) return;
   }
 #endif
   (void)engine;
   (void)diags;
-  for (const std::string& l : needed) {
-    if (l.size() == 1)
-      single_bytes_ += l;
-    else
-      pairs_.add(l, 0);
+  for (std::size_t i = 0; i < needed.size(); ++i) {
+    if (needed[i].size() == 1) {
+      single_bytes_ += needed[i];
+      single_needle_.push_back(needle[i]);
+    } else {
+      pairs_.add(needed[i], needle[i] ? 1 : 0);
+    }
   }
   pairs_.finish();
   builtin_ = true;
 }
 
 #if MEGATRIAGE_HAVE_VECTORSCAN
-void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags) {
+void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals,
+                                        const std::vector<bool>& needle, DiagnosticSink& diags) {
   std::vector<std::string> patterns;
   for (const std::string& l : literals) patterns.push_back(escape_literal(l));
 
   std::vector<const char*> expressions;
   std::vector<unsigned> flags(patterns.size(), 0), ids(patterns.size(), 0);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = needle[i] ? 1 : 0;
   for (const std::string& p : patterns) expressions.push_back(p.c_str());
   hs_database_t* db = nullptr;
   hs_compile_error_t* error = nullptr;
@@ -189,12 +201,13 @@ void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit
   std::size_t first = hits.size();
   if (builtin_) {
     pairs_.for_each(text, [&](std::size_t start, const PairIndex::Entry& e) {
-      hits.push_back({static_cast<std::uint32_t>(start + e.text.size() - 1), true});
+      hits.push_back({static_cast<std::uint32_t>(start + e.text.size() - 1), e.tags.front() == 1});
       return false;
     });
-    for (char c : single_bytes_)
-      for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, c, text.data() + text.size() - p))); ++p)
-        hits.push_back({static_cast<std::uint32_t>(p - text.data()), true});
+    for (std::size_t b = 0; b < single_bytes_.size(); ++b)
+      for (const char* p = text.data();
+           (p = static_cast<const char*>(std::memchr(p, single_bytes_[b], text.data() + text.size() - p))); ++p)
+        hits.push_back({static_cast<std::uint32_t>(p - text.data()), single_needle_[b]});
   } else {
     scan_vectorscan(text, hits);
   }

@@ -21,10 +21,12 @@ namespace megatriage {
 class TriggerScanner {
  public:
   enum class Engine { Best, Builtin };
-  /// Compiles `literals` (byte strings, matched case-sensitively) plus the time-of-day shape.
-  /// On failure `ok()` is false and a diagnostic says why (callers then visit every line).
-  TriggerScanner(const std::vector<std::string>& literals, DiagnosticSink& diags,
-                 Engine engine = Engine::Best);
+  /// Compiles `needles` and `anchors` (byte strings, matched case-sensitively) plus the
+  /// time-of-day shape. Needles are what a line must hold for a rule to match it; anchors are
+  /// what the other extractors look for. On failure `ok()` is false and a diagnostic says why
+  /// (callers then visit every line).
+  TriggerScanner(const std::vector<std::string>& needles, const std::vector<std::string>& anchors,
+                 DiagnosticSink& diags, Engine engine = Engine::Best);
   ~TriggerScanner();
   TriggerScanner(const TriggerScanner&) = delete;
   TriggerScanner& operator=(const TriggerScanner&) = delete;
@@ -35,26 +37,29 @@ class TriggerScanner {
   std::size_t literal_count() const { return literal_count_; }
 
   /// One trigger occurrence: the offset (within the scanned text) of its last byte, and whether
-  /// it is one of the literals rather than a time-of-day stamp (only a literal can be a rule's
-  /// needle, so a line with stamps alone needs no rule matching).
+  /// a needle may be there (a needle, or a literal that a needle contains: the search keeps
+  /// the shorter of two nested literals). A line whose hits are all anchors or time-of-day
+  /// stamps holds no needle, so no rule can match it.
   struct Hit {
     std::uint32_t end;
-    bool literal;
+    bool needle;
   };
   /// Appends to `hits` every trigger occurrence, in ascending order of `end`. `text` must not be
   /// larger than 4 GiB. Thread-safe (per-thread scratch).
   void scan(std::string_view text, std::vector<Hit>& hits) const;
 
  private:
-  void compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags);
+  void compile_vectorscan(const std::vector<std::string>& literals, const std::vector<bool>& needle,
+                          DiagnosticSink& diags);
   void scan_vectorscan(std::string_view text, std::vector<Hit>& hits) const;
   struct Database;
   Database* database_ = nullptr;
   std::size_t literal_count_ = 0;
-  // Built-in engine: literals of 2+ bytes by byte pair, single bytes by memchr.
+  // Built-in engine: literals of 2+ bytes by byte pair (tag 1: needle), single bytes by memchr.
   bool builtin_ = false;
   PairIndex pairs_;
   std::string single_bytes_;
+  std::vector<bool> single_needle_;  // per byte of single_bytes_
 };
 
 }  // namespace megatriage
