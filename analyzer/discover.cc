@@ -229,7 +229,16 @@ class Walker {
     }
   }
 
-  std::vector<Found> take() { return std::move(found_); }
+  std::vector<Found> take() {
+    std::size_t total = 0;
+    for (const auto& part : found_parts_) total += part.size();
+    std::vector<Found> all;
+    all.reserve(total);
+    for (auto& part : found_parts_)
+      for (Found& f : part) all.push_back(std::move(f));
+    found_parts_.clear();
+    return all;
+  }
 
  private:
   // What one thread gathers; merged under the lock when it finishes.
@@ -241,7 +250,10 @@ class Walker {
 
   void merge(Local& local) {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (Found& f : local.found) found_.push_back(std::move(f));
+    // Whole vectors are kept and joined once in take(): growing one vector file by file would
+    // touch (and page-fault) about twice its final size.
+    if (!local.found.empty()) found_parts_.push_back(std::move(local.found));
+    local.found.clear();
     for (Diagnostic& d : local.diags.take()) diags_.add(std::move(d));
     for (DirTask& t : local.linked) linked_.push_back(std::move(t));
   }
@@ -494,7 +506,7 @@ class Walker {
   std::mutex mutex_;              // guards everything below during a pass
   std::set<DevIno> walked_dirs_;
   std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
-  std::vector<Found> found_;
+  std::vector<std::vector<Found>> found_parts_;  // each thread's finds, in no order
 };
 
 }  // namespace

@@ -29,23 +29,28 @@ std::vector<TimelineEntry> merge_timeline(const std::vector<FileResult>& files) 
              std::tie(o.no_time, o.time, o.file, o.line, o.position);
     }
   };
-  std::vector<TimelineEntry> in_order;
   std::size_t total = 0;
   for (const auto& f : files) total += f.events.size();
-  in_order.reserve(total);
   std::vector<SortKey> keys;
   keys.reserve(total);
   for (const auto& f : files)
     for (const auto& e : f.events) {
       const std::optional<std::int64_t> t = ordering_time(e);
       keys.push_back({!t.has_value(), t.value_or(0), e.origin.file, e.origin.line,
-                      static_cast<std::uint32_t>(in_order.size())});
-      in_order.push_back({&e, &f, t});
+                      static_cast<std::uint32_t>(keys.size())});
     }
   std::sort(keys.begin(), keys.end());
+  // Positions back to events: files in order, each file's events in order.
+  std::vector<std::pair<const FileResult*, const Event*>> by_position;
+  by_position.reserve(total);
+  for (const auto& f : files)
+    for (const auto& e : f.events) by_position.emplace_back(&f, &e);
   std::vector<TimelineEntry> out;
   out.reserve(total);
-  for (const SortKey& k : keys) out.push_back(in_order[k.position]);
+  for (const SortKey& k : keys) {
+    const auto [file, event] = by_position[k.position];
+    out.push_back({event, file, k.no_time ? std::nullopt : std::optional<std::int64_t>(k.time)});
+  }
   return out;
 }
 
