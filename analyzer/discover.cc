@@ -294,10 +294,11 @@ class Walker {
       }
     };
     std::vector<std::thread> threads;
+    threads.reserve(n);  // no reallocation below, so a failure can only be a thread not started
     for (unsigned t = 1; t < n && t < tasks.size(); ++t) {
       try {
         threads.emplace_back(worker);
-      } catch (const std::system_error&) {
+      } catch (...) {
         break;  // fewer threads: the rest share the work
       }
     }

@@ -104,7 +104,16 @@ std::string required_regex_prefix(std::string_view regex) {
       break;
     }
   }
-  if (i < regex.size() && std::strchr("*+?{", regex[i]) != nullptr && !prefix.empty())
+  // A quantifier right after the run applies to its last character; so does one after a flag
+  // setting like `(?i)`, which matches nothing (`ab(?i)?` is `a` then `b?`).
+  std::size_t next = i;
+  while (next + 1 < regex.size() && regex[next] == '(' && regex[next + 1] == '?') {
+    std::size_t j = next + 2;
+    while (j < regex.size() && std::strchr("imsU-", regex[j]) != nullptr) ++j;
+    if (j >= regex.size() || regex[j] != ')') break;  // a group, not a flag setting
+    next = j + 1;
+  }
+  if (next < regex.size() && std::strchr("*+?{", regex[next]) != nullptr && !prefix.empty())
     prefix.pop_back();
   return prefix;
 }

@@ -34,6 +34,7 @@ FileResult analyze_guarded(const SourceFile& file, const RuleMatcher& matcher,
   } catch (const std::exception& ex) {
     FileResult r;
     r.file = file;
+    r.file.compression = sniff_compression(file.path);  // analyze_file set it on its own copy
     r.diagnostics.push_back({Severity::Error, "internal.exception",
                              std::string("analysis of this file stopped: ") + ex.what(),
                              file.display_path, 0, "please report this with the file", 1});
@@ -296,7 +297,13 @@ TriageOutcome run_triage(const TriageOptions& options) {
   DiscoverOptions dopts;
   dopts.follow_symlinks_outside = options.follow_symlinks_outside;
   dopts.threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<SourceFile> files = discover_sources(options.paths, dopts, discover_diags);
+  std::vector<SourceFile> files;
+  try {
+    files = discover_sources(options.paths, dopts, discover_diags);
+  } catch (...) {
+    compile.join();  // a joinable thread must not meet the unwinding
+    throw;
+  }
   out.walk_s = seconds_since(start);
   compile.join();
   if (compile_error) std::rethrow_exception(compile_error);
@@ -326,6 +333,12 @@ TriageOutcome run_triage(const TriageOptions& options) {
   std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,
                                                 options.progress_after_ms);
   out.analyze_s = seconds_since(analyze_start);
+  // Files are opened only now: every one of them unreadable is still "nothing to read".
+  if (!out.usage_error && !results.empty() &&
+      std::all_of(results.begin(), results.end(), [](const FileResult& r) { return r.unopened; })) {
+    out.usage_error = true;
+    out.usage_message = "no readable log files under the given path(s)";
+  }
   const Clock::time_point report_start = Clock::now();
   out.report = build_report(results, *matcher, options, run_diags);
   out.report_s = seconds_since(report_start);

@@ -301,6 +301,12 @@ TEST_CASE("rule_matcher: required literal prefix of a regex") {
       {R"(foo\nbar)", "foo"},
       {"(?i)foo", ""},
       {"foo(?i)bar", "foo"},
+      {"DISKFAILs(?i)?", "DISKFAIL"},  // the `?` is for `s` (found by a review's fuzzing)
+      {"ab(?i)(?s-m)+x", "a"},
+      {"ab(?i)*", "a"},
+      {"%(?i){0}", ""},
+      {R"(\.(?U)?)", ""},
+      {"ab(?:cd)?", "ab"},  // the `?` is for the group
       {"foo.bar", "foo"},
       {"a(b|c)", "a"},
       {R"(a\ b)", "a b"},

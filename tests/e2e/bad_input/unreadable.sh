@@ -20,4 +20,13 @@ expect_code discover.unreadable
 expect_root
 grep -q 'secret' "$tmp/r.json" && bad "unreadable content leaked"
 expect_valid_json
+
+# Every file unreadable: nothing to triage, the usage error an empty tree gives (exit 2). The
+# walk lists files without opening them, so this is decided once they were tried.
+only="$tmp/only/logs"
+mkdir -p "$only" && printf 'x\n' >"$only/a.err" && printf 'y\n' >"$only/b.out"
+chmod 755 "$tmp/only" "$only" && chmod 000 "$only/a.err" "$only/b.out"
+if [[ $(id -u) -ne 0 ]]; then run "$only"; else run_as_nobody "$only"; fi
+expect_rc 2
+grep -q 'no readable log files' "$tmp/err" || bad "no usage message for a tree of unreadable files"
 finish
