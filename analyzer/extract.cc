@@ -193,6 +193,7 @@ class FileAnalyzer {
       auto it = host_of_rank.find(e.who.rank);
       if (it != host_of_rank.end()) e.who.host = *it->second;
     }
+    result_.file.compression = file_.compression;  // known once the file was first read
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
     return std::move(result_);
@@ -526,7 +527,11 @@ FileResult analyze_file(const SourceFile& listed, const RuleMatcher& matcher,
                         const AnalyzeOptions& options) {
   DiagnosticSink diags;
   SourceFile file = listed;  // open_source fills in the compression
-  std::unique_ptr<ByteSource> source = open_source(file, options.read, diags);
+  // A file that may be read in chunks must know its compression before it is read.
+  const bool may_chunk = options.triggers != nullptr && options.triggers->ok() && options.chunk_helpers > 0;
+  std::uint64_t sniff_at_open_above = 1 << 20;
+  if (may_chunk) sniff_at_open_above = std::min<std::uint64_t>(sniff_at_open_above, 2 * options.chunk_bytes);
+  std::unique_ptr<ByteSource> source = open_source(file, options.read, diags, sniff_at_open_above);
   if (!source) {
     FileResult result;
     result.file = file;
@@ -534,8 +539,7 @@ FileResult analyze_file(const SourceFile& listed, const RuleMatcher& matcher,
     result.diagnostics = diags.take();
     return result;
   }
-  if (options.triggers != nullptr && options.triggers->ok() && options.chunk_helpers > 0 &&
-      file.compression == Compression::None && file.size_bytes > 2 * options.chunk_bytes) {
+  if (may_chunk && file.compression == Compression::None && file.size_bytes > 2 * options.chunk_bytes) {
     ChunkedHits chunked(file.path, file.size_bytes, *options.triggers, options.chunk_bytes,
                         options.split.max_line_bytes, options.chunk_helpers);
     ChunkSource from_chunks(chunked, std::move(source), file, diags);

@@ -65,10 +65,12 @@ int open_regular(const SourceFile& file, DiagnosticSink& diags, struct stat& st)
   return fd;
 }
 
+constexpr std::size_t kMagicBytes = 6;  // the longest magic number detect_compression knows (xz)
+
 // Compression from the file's first bytes (pread: the file offset stays at 0).
 Compression sniff_fd(int fd, std::uint64_t size) {
   if (size == 0) return Compression::None;
-  unsigned char magic[6];
+  unsigned char magic[kMagicBytes];
   ssize_t n;
   do {
     n = ::pread(fd, magic, sizeof magic, 0);
@@ -85,6 +87,11 @@ class FdCloser {
   FdCloser(const FdCloser&) = delete;
   FdCloser& operator=(const FdCloser&) = delete;
   int get() const { return fd_; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
 
  private:
   int fd_;
@@ -134,13 +141,27 @@ class PlainFileSource final : public ByteSource {
     if (probe && static_cast<std::uint64_t>(n) > left) {
       n = static_cast<ssize_t>(left);  // the extra byte is past the size at open: not ours
       struct stat st;
-      report_growth(::fstat(fd_.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : size_at_open_ + 1);
+      grew_to_ = ::fstat(fd_.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : size_at_open_ + 1;
+      if (!hold_growth_) report_growth(grew_to_);
       end_seen_ = true;
     } else if (probe && static_cast<std::uint64_t>(n) == left) {
       end_seen_ = true;  // the file ended exactly at its size at open
     }
     total_ += static_cast<std::uint64_t>(n);
     return static_cast<std::size_t>(n);
+  }
+
+  /// While held, a growth seen by a read is remembered, not reported: the first read of a file
+  /// whose compression is not known yet (a compressed file is decoded to its end instead).
+  void hold_growth(bool hold) {
+    hold_growth_ = hold;
+    if (!hold && grew_to_ != 0) report_growth(grew_to_);
+  }
+  /// Gives up the file descriptor (this source reads nothing more).
+  int fd() const { return fd_.get(); }
+  int release_fd() {
+    done_ = true;
+    return fd_.release();
   }
 
  private:
@@ -161,6 +182,8 @@ class PlainFileSource final : public ByteSource {
   std::uint64_t total_ = 0;
   bool done_ = false;
   bool end_seen_ = false;  // a read already showed whether the file grew
+  bool hold_growth_ = false;
+  std::uint64_t grew_to_ = 0;  // the size a read saw past the size at open; 0 none
 };
 
 class MemorySource final : public ByteSource {
@@ -307,8 +330,8 @@ class ZstdFrameTracker {
 
 // ---- decompressing sources ----
 
-// The compressed bytes, as a Boost.Iostreams Source device: a file descriptor (read through a
-// staging buffer) or owned bytes.
+// The compressed bytes, as a Boost.Iostreams Source device: owned bytes, then a file descriptor
+// (read through a staging buffer) if there is one.
 //
 // Boost's decompressors drop whatever a read() call decoded when that call ends in an
 // exception. So the device answers "would block" (0) once after every block it delivers, which
@@ -325,13 +348,11 @@ class CompressedInput {
   typedef char char_type;
   struct category : io::source_tag {};
 
+  // `bytes` come first; then, if `fd` is open, the rest of the file from its current offset.
   CompressedInput(int fd, std::string bytes) : fd_(fd), bytes_(std::move(bytes)) {
-    if (fd_ >= 0) {
-      stage_.resize(kStageBytes);
-    } else {
-      data_ = bytes_.data();
-      size_ = bytes_.size();
-    }
+    if (fd_ >= 0) stage_.resize(kStageBytes);
+    data_ = bytes_.data();
+    size_ = bytes_.size();
   }
 
   std::streamsize read(char* s, std::streamsize n) {
@@ -576,14 +597,66 @@ std::unique_ptr<ByteSource> make_decoder(Compression compression, int fd, std::s
   return nullptr;
 }
 
+// A file whose compression its first read shows: the magic bytes are looked at in the data a
+// plain read gets anyway, so a small file costs no read of its own for them. A compressed file
+// then goes to a decoder that starts with those bytes and reads on from the file.
+class SniffingSource final : public ByteSource {
+ public:
+  SniffingSource(int fd, std::uint64_t size, SourceFile& file, DiagnosticSink& diags,
+                 const ReadLimits& limits)
+      : plain_(std::make_unique<PlainFileSource>(fd, size, file.display_path, diags)),
+        file_(file), diags_(diags), limits_(limits), size_(size) {}
+
+  std::size_t read(char* buffer, std::size_t capacity) override {
+    if (decoder_) return decoder_->read(buffer, capacity);
+    if (sniffed_) return plain_->read(buffer, capacity);
+    sniffed_ = true;
+    plain_->hold_growth(true);
+    const std::size_t n = plain_->read(buffer, capacity);
+    file_.compression = detect_compression(reinterpret_cast<const unsigned char*>(buffer), n);
+    // A read too small to hold a whole magic number (a tiny buffer, not a tiny file): look
+    // at the file's first bytes directly.
+    if (file_.compression == Compression::None && n < kMagicBytes && n < size_)
+      file_.compression = sniff_fd(plain_->fd(), size_);
+    if (file_.compression == Compression::None) {
+      plain_->hold_growth(false);
+      return n;
+    }
+    // Back to just after the bytes handed over (a read that saw the file grow took one more).
+    const int fd = plain_->release_fd();
+    plain_.reset();
+    if (::lseek(fd, static_cast<off_t>(n), SEEK_SET) < 0) {
+      ::close(fd);
+      diags_.add(Severity::Warning, "read.io-error",
+                 "cannot go on reading after the first " + std::to_string(n) + " bytes: " + errno_text(errno),
+                 file_.display_path, 0, "the rest of the file could not be read");
+      return 0;
+    }
+    decoder_ = make_decoder(file_.compression, fd, std::string(buffer, n), file_.display_path, diags_, limits_);
+    return decoder_->read(buffer, capacity);
+  }
+
+ private:
+  std::unique_ptr<PlainFileSource> plain_;
+  std::unique_ptr<ByteSource> decoder_;
+  SourceFile& file_;
+  DiagnosticSink& diags_;
+  ReadLimits limits_;
+  std::uint64_t size_;
+  bool sniffed_ = false;
+};
+
 }  // namespace
 
 std::unique_ptr<ByteSource> open_source(SourceFile& file, const ReadLimits& limits,
-                                        DiagnosticSink& diags) {
+                                        DiagnosticSink& diags, std::uint64_t sniff_at_open_above) {
   struct stat st;
   int fd = open_regular(file, diags, st);
   if (fd < 0) return nullptr;
   const auto size = static_cast<std::uint64_t>(st.st_size);
+  file.compression = Compression::None;
+  if (size > 0 && size <= sniff_at_open_above)
+    return std::make_unique<SniffingSource>(fd, size, file, diags, limits);
   file.compression = sniff_fd(fd, size);
   if (file.compression == Compression::None)
     return std::make_unique<PlainFileSource>(fd, size, file.display_path, diags);

@@ -26,12 +26,16 @@ struct ReadLimits {
   std::uint64_t max_decompressed_bytes = 16ull << 30;  // zip-bomb guard per file (--max-decompressed-bytes)
 };
 
-/// Opens `file`, sets `file.compression` from its first bytes and returns a source of its
-/// (decompressed) bytes. Returns nullptr (and a diagnostic) when the file cannot be opened.
+/// Opens `file` and returns a source of its (decompressed) bytes. `file.compression` is set
+/// from the first bytes: for a file over `sniff_at_open_above` bytes at once, for a smaller one
+/// by its first read (the magic bytes are in the data read anyway: no extra read per file).
+/// `file` must outlive the source. Returns nullptr (and a diagnostic) when the file cannot be
+/// opened.
 /// Later read errors and corrupt/truncated streams are diagnostics recorded into `diags`
 /// (codes `read.*`) while reading.
 std::unique_ptr<ByteSource> open_source(SourceFile& file, const ReadLimits& limits,
-                                        DiagnosticSink& diags);
+                                        DiagnosticSink& diags,
+                                        std::uint64_t sniff_at_open_above = 1 << 20);
 
 /// The compression of the file at `path` by its first bytes; None when it cannot be read.
 Compression sniff_compression(const std::string& path);

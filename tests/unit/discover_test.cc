@@ -147,19 +147,33 @@ TEST_SUITE("discover") {
     DiagnosticSink diags;
     std::vector<SourceFile> files = discover_sources({tmp / "logs"}, {}, diags);
     REQUIRE(files.size() == 7);
-    std::vector<std::string> got, sniffed;
-    for (SourceFile& f : files) {
+    const std::vector<std::string> want{"bzip2.txt=bzip2", "empty=none", "gzip.log=gzip",
+                                        "plain.log.gz=none", "short=none", "xz.bin=xz",
+                                        "zstd.log=zstd"};
+    std::vector<std::string> sniffed;
+    for (const SourceFile& f : files) {
       CHECK(f.compression == Compression::None);  // the walk does not open files
       sniffed.push_back(compression_name(sniff_compression(f.path)));
-      DiagnosticSink read_diags;
-      std::unique_ptr<ByteSource> source = open_source(f, {}, read_diags);
-      CHECK(source != nullptr);
-      got.push_back(fs::path(f.display_path).filename().string() + "=" +
-                    compression_name(f.compression));
     }
-    CHECK(got == std::vector<std::string>{"bzip2.txt=bzip2", "empty=none", "gzip.log=gzip",
-                                          "plain.log.gz=none", "short=none", "xz.bin=xz",
-                                          "zstd.log=zstd"});
+    // Known at open (files over the threshold), or after the first read, whatever its size
+    // (a 2-byte read cannot hold a whole magic number: the source then looks itself).
+    for (std::uint64_t at_open_above : {std::uint64_t{0}, std::uint64_t{1} << 20}) {
+      for (std::size_t first_read : {std::size_t{2}, std::size_t{4096}}) {
+        CAPTURE(at_open_above);
+        CAPTURE(first_read);
+        std::vector<std::string> got;
+        for (SourceFile f : files) {
+          DiagnosticSink read_diags;
+          std::unique_ptr<ByteSource> source = open_source(f, {}, read_diags, at_open_above);
+          REQUIRE(source != nullptr);
+          std::vector<char> buffer(first_read);
+          source->read(buffer.data(), buffer.size());
+          got.push_back(fs::path(f.display_path).filename().string() + "=" +
+                        compression_name(f.compression));
+        }
+        CHECK(got == want);
+      }
+    }
     CHECK(sniffed == std::vector<std::string>{"bzip2", "none", "gzip", "none", "none", "xz", "zstd"});
     CHECK(std::string(compression_name(sniff_compression(tmp / "logs/missing"))) == "none");
   }

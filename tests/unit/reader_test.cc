@@ -481,6 +481,56 @@ TEST_SUITE("reader") {
     }
   }
 
+  TEST_CASE("reader: files opened from disk decode the same whether sniffed at open or by the first read") {
+    // Small files learn their compression from the bytes of their first read and hand them to
+    // the decoder; large ones are sniffed at open. Both, for every format, every read size, and
+    // for a compressed file that grows after it was opened (its first read took one extra byte).
+    char path[] = "/tmp/megatriage-reader-XXXXXX";
+    const int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    auto write = [&](const std::string& data, const char* mode) {
+      FILE* f = std::fopen(path, mode);
+      REQUIRE(f != nullptr);
+      std::fwrite(data.data(), 1, data.size(), f);
+      std::fclose(f);
+    };
+    std::vector<std::pair<std::string, Compression>> cases;
+    for (const Sample& sample : samples()) cases.emplace_back(sample.steps, sample.compression);
+    cases.emplace_back(steps(40), Compression::None);
+    for (const auto& c : cases) {
+      const std::string& data = c.first;
+      const Compression compression = c.second;
+      for (std::uint64_t at_open_above : {std::uint64_t{0}, std::uint64_t{1} << 20}) {
+        for (std::size_t chunk : {std::size_t{1}, std::size_t{5}, std::size_t{64}, std::size_t{1} << 16}) {
+          for (bool grows : {false, true}) {
+            CAPTURE(compression_name(compression));
+            CAPTURE(at_open_above);
+            CAPTURE(chunk);
+            CAPTURE(grows);
+            write(data, "wb");
+            SourceFile file;
+            file.path = file.display_path = path;
+            DiagnosticSink diags;
+            std::unique_ptr<ByteSource> source = open_source(file, {}, diags, at_open_above);
+            REQUIRE(source != nullptr);
+            // A plain file is read up to its size at open; a compressed one to its end (here a
+            // second member appended after open, which the decoder must get whole).
+            const bool plain = compression == Compression::None;
+            if (grows) write(plain ? std::string("tail\n") : data, "ab");
+            const std::string got = drain(*source, chunk);
+            CHECK(file.compression == compression);
+            CHECK(got == (grows && !plain ? steps(40) + steps(40) : steps(40)));
+            CHECK(find_code(diags, "read.file-shrank") == nullptr);
+            CHECK((find_code(diags, "read.file-grew") != nullptr) == (grows && plain));
+            for (const Diagnostic& d : diags.items()) CHECK(d.code.rfind("read.corrupt", 0) != 0);
+          }
+        }
+      }
+    }
+    ::unlink(path);
+  }
+
   TEST_CASE("reader: a plain file is read as it was when opened; growth and shrinking are reported") {
     char path[] = "/tmp/megatriage-reader-XXXXXX";
     const int fd = ::mkstemp(path);
