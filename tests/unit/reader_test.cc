@@ -292,6 +292,32 @@ bool is_prefix(const std::string& prefix, const std::string& whole) {
   return whole.compare(0, prefix.size(), prefix) == 0 && prefix.size() <= whole.size();
 }
 
+// A file under /tmp for the tests that read from disk; removed at scope end.
+class ScratchFile {
+ public:
+  ScratchFile() {
+    char pattern[] = "/tmp/megatriage-reader-XXXXXX";
+    const int fd = ::mkstemp(pattern);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    path_ = pattern;
+  }
+  ~ScratchFile() { ::unlink(path_.c_str()); }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  const std::string& path() const { return path_; }
+  /// Writes `bytes` with fopen's `mode` ("wb" replaces, "ab" appends).
+  void write(const std::string& bytes, const char* mode) const {
+    FILE* f = std::fopen(path_.c_str(), mode);
+    REQUIRE(f != nullptr);
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
 
 TEST_SUITE("reader") {
@@ -485,16 +511,9 @@ TEST_SUITE("reader") {
     // Small files learn their compression from the bytes of their first read and hand them to
     // the decoder; large ones are sniffed at open. Both, for every format, every read size, and
     // for a compressed file that grows after it was opened (its first read took one extra byte).
-    char path[] = "/tmp/megatriage-reader-XXXXXX";
-    const int fd = ::mkstemp(path);
-    REQUIRE(fd >= 0);
-    ::close(fd);
-    auto write = [&](const std::string& data, const char* mode) {
-      FILE* f = std::fopen(path, mode);
-      REQUIRE(f != nullptr);
-      std::fwrite(data.data(), 1, data.size(), f);
-      std::fclose(f);
-    };
+    ScratchFile scratch;
+    const std::string& path = scratch.path();
+    auto write = [&](const std::string& data, const char* mode) { scratch.write(data, mode); };
     std::vector<std::pair<std::string, Compression>> cases;
     for (const Sample& sample : samples()) cases.emplace_back(sample.steps, sample.compression);
     cases.emplace_back(steps(40), Compression::None);
@@ -528,20 +547,12 @@ TEST_SUITE("reader") {
         }
       }
     }
-    ::unlink(path);
   }
 
   TEST_CASE("reader: a plain file is read as it was when opened; growth and shrinking are reported") {
-    char path[] = "/tmp/megatriage-reader-XXXXXX";
-    const int fd = ::mkstemp(path);
-    REQUIRE(fd >= 0);
-    ::close(fd);
-    auto write = [&](const std::string& bytes, const char* mode) {
-      FILE* f = std::fopen(path, mode);
-      REQUIRE(f != nullptr);
-      std::fwrite(bytes.data(), 1, bytes.size(), f);
-      std::fclose(f);
-    };
+    ScratchFile scratch;
+    const std::string& path = scratch.path();
+    auto write = [&](const std::string& data, const char* mode) { scratch.write(data, mode); };
     const std::string text = steps(40);
     // capacity: larger than the file (one probing read), and small (the end is found by fstat).
     for (std::size_t capacity : {std::size_t{1} << 20, std::size_t{7}}) {
@@ -577,7 +588,6 @@ TEST_SUITE("reader") {
         }
       }
     }
-    ::unlink(path);
   }
 
   TEST_CASE("reader: open failure is a diagnostic with the system's reason") {
