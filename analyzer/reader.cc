@@ -111,10 +111,12 @@ class PlainFileSource final : public ByteSource {
     const std::uint64_t left = size_at_open_ - total_;
     if (left == 0) {
       done_ = true;
-      if (!end_seen_) {
-        struct stat st;
-        if (::fstat(fd_.get(), &st) == 0) report_growth(static_cast<std::uint64_t>(st.st_size));
-      }
+      // Reported here, at the end, so a source handed over to a decoder never says it: a read
+      // that asked for one byte past the rest already knows; else ask the file now.
+      std::uint64_t size_now = grew_to_;
+      struct stat st;
+      if (!end_seen_ && ::fstat(fd_.get(), &st) == 0) size_now = static_cast<std::uint64_t>(st.st_size);
+      report_growth(size_now);
       return 0;
     }
     // When the rest fits, ask for one byte more: getting it shows the file grew, and getting
@@ -142,7 +144,6 @@ class PlainFileSource final : public ByteSource {
       n = static_cast<ssize_t>(left);  // the extra byte is past the size at open: not ours
       struct stat st;
       grew_to_ = ::fstat(fd_.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : size_at_open_ + 1;
-      if (!hold_growth_) report_growth(grew_to_);
       end_seen_ = true;
     } else if (probe && static_cast<std::uint64_t>(n) == left) {
       end_seen_ = true;  // the file ended exactly at its size at open
@@ -151,14 +152,8 @@ class PlainFileSource final : public ByteSource {
     return static_cast<std::size_t>(n);
   }
 
-  /// While held, a growth seen by a read is remembered, not reported: the first read of a file
-  /// whose compression is not known yet (a compressed file is decoded to its end instead).
-  void hold_growth(bool hold) {
-    hold_growth_ = hold;
-    if (!hold && grew_to_ != 0) report_growth(grew_to_);
-  }
-  /// Gives up the file descriptor (this source reads nothing more).
   int fd() const { return fd_.get(); }
+  /// Gives up the file descriptor (this source reads nothing more).
   int release_fd() {
     done_ = true;
     return fd_.release();
@@ -174,16 +169,14 @@ class PlainFileSource final : public ByteSource {
                display_path_, 0, "the job may still be writing; run again once it has ended");
   }
 
- private:
   FdCloser fd_;
   std::string display_path_;
   DiagnosticSink& diags_;
   std::uint64_t size_at_open_;
   std::uint64_t total_ = 0;
   bool done_ = false;
-  bool end_seen_ = false;  // a read already showed whether the file grew
-  bool hold_growth_ = false;
-  std::uint64_t grew_to_ = 0;  // the size a read saw past the size at open; 0 none
+  bool end_seen_ = false;      // a read already showed whether the file grew
+  std::uint64_t grew_to_ = 0;  // the size that read saw, when past the size at open
 };
 
 class MemorySource final : public ByteSource {
@@ -611,17 +604,13 @@ class SniffingSource final : public ByteSource {
     if (decoder_) return decoder_->read(buffer, capacity);
     if (sniffed_) return plain_->read(buffer, capacity);
     sniffed_ = true;
-    plain_->hold_growth(true);
     const std::size_t n = plain_->read(buffer, capacity);
     file_.compression = detect_compression(reinterpret_cast<const unsigned char*>(buffer), n);
     // A read too small to hold a whole magic number (a tiny buffer, not a tiny file): look
     // at the file's first bytes directly.
     if (file_.compression == Compression::None && n < kMagicBytes && n < size_)
       file_.compression = sniff_fd(plain_->fd(), size_);
-    if (file_.compression == Compression::None) {
-      plain_->hold_growth(false);
-      return n;
-    }
+    if (file_.compression == Compression::None) return n;
     // Back to just after the bytes handed over (a read that saw the file grow took one more).
     const int fd = plain_->release_fd();
     plain_.reset();
