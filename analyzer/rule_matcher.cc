@@ -265,13 +265,48 @@ bool RuleMatcher::line_needles(std::vector<std::string>& out) const {
   return true;
 }
 
+namespace {
+
+// Matches `re` against `text` and fills `fields` with the named groups that took part. With a
+// required `prefix` (its first occurrence at `first`), the match is anchored at each
+// occurrence in turn: the first where one starts holds the leftmost match, the one an
+// unanchored search returns, and RE2 skips the two DFA passes that search needs.
+bool capture_fields(const RE2& re, std::string_view text, const std::string& prefix,
+                    std::size_t first, FieldMap& fields) {
+  const re2::StringPiece sp(text.data(), text.size());
+  const int ngroups = re.NumberOfCapturingGroups();
+  std::array<re2::StringPiece, 16> fixed;
+  std::vector<re2::StringPiece> more;
+  re2::StringPiece* sub = fixed.data();
+  if (static_cast<std::size_t>(ngroups) + 1 > fixed.size()) {
+    more.resize(static_cast<std::size_t>(ngroups) + 1);
+    sub = more.data();
+  }
+  bool found = false;
+  if (prefix.empty()) {
+    found = re.Match(sp, 0, sp.size(), RE2::UNANCHORED, sub, ngroups + 1);
+  } else {
+    for (std::size_t at = first; at != std::string_view::npos && !found; at = text.find(prefix, at + 1))
+      found = re.Match(sp, at, sp.size(), RE2::ANCHOR_START, sub, ngroups + 1);
+  }
+  if (!found) return false;
+  fields.reserve(re.NamedCapturingGroups().size());
+  for (const auto& [name, index] : re.NamedCapturingGroups()) {
+    const re2::StringPiece& g = sub[static_cast<std::size_t>(index)];
+    if (g.data() != nullptr) fields.emplace(name, std::string(g.data(), g.size()));
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind) const {
   const Compiled& c = *compiled_;
   const Compiled::KindSet& ks = c.kinds[kind_index(kind)];
   std::vector<RuleMatch> out;
   const re2::StringPiece sp(text.data(), text.size());
 
-  // Run one rule with captures; fields hold only groups that took part in the match.
+  // One rule with captures, through the thread's memo.
   auto capture = [&](int rule_index) {
     const auto rule = static_cast<std::size_t>(rule_index);
     const std::string& prefix = c.prefix[rule];
@@ -292,33 +327,9 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
       return;
     }
 
-    const RE2& re = *c.regex[rule];
-    const int ngroups = re.NumberOfCapturingGroups();
-    std::array<re2::StringPiece, 16> fixed;
-    std::vector<re2::StringPiece> more;
-    re2::StringPiece* sub = fixed.data();
-    if (static_cast<std::size_t>(ngroups) + 1 > fixed.size()) {
-      more.resize(static_cast<std::size_t>(ngroups) + 1);
-      sub = more.data();
-    }
-    bool found = false;
-    if (prefix.empty()) {
-      found = re.Match(sp, 0, sp.size(), RE2::UNANCHORED, sub, ngroups + 1);
-    } else {
-      // The first occurrence where a match starts holds the leftmost match, the one an
-      // unanchored search returns.
-      for (std::size_t at = first; at != std::string_view::npos && !found; at = text.find(prefix, at + 1))
-        found = re.Match(sp, at, sp.size(), RE2::ANCHOR_START, sub, ngroups + 1);
-    }
     RuleMatch m;
     m.rule_index = rule_index;
-    if (found) {
-      m.fields.reserve(re.NamedCapturingGroups().size());
-      for (const auto& [name, index] : re.NamedCapturingGroups()) {
-        const re2::StringPiece& g = sub[static_cast<std::size_t>(index)];
-        if (g.data() != nullptr) m.fields.emplace(name, std::string(g.data(), g.size()));
-      }
-    }
+    const bool found = capture_fields(*c.regex[rule], text, prefix, first, m.fields);
     if (memoizable) {
       slot.valid = true;
       slot.text.assign(key);
@@ -339,7 +350,8 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
 
   if (kind == AppliesTo::Line && prefilter_enabled_ && !c.always_candidate) {
     // Only the rules whose needles the line holds (usually one): no Set pass over all of them.
-    std::vector<int> candidates;
+    thread_local std::vector<int> candidates;  // reused: this runs for every needle line
+    candidates.clear();
     line_candidate_rules(text, candidates);
     for (int r : candidates) capture(r);
   } else if (!ks.set) {
