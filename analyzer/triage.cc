@@ -314,10 +314,6 @@ TriageOutcome run_triage(const TriageOptions& options) {
       out.usage_message = d.message;
     }
   }
-  if (files.empty() && !out.usage_error) {
-    out.usage_error = true;
-    out.usage_message = "no readable log files under the given path(s)";
-  }
 
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   AnalyzeOptions analyze = options.analyze;
@@ -333,8 +329,8 @@ TriageOutcome run_triage(const TriageOptions& options) {
   std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,
                                                 options.progress_after_ms);
   out.analyze_s = seconds_since(analyze_start);
-  // Files are opened only now: every one of them unreadable is still "nothing to read".
-  if (!out.usage_error && !results.empty() &&
+  // Nothing to read: no file found, or (files are opened only now) none could be opened.
+  if (!out.usage_error &&
       std::all_of(results.begin(), results.end(), [](const FileResult& r) { return r.unopened; })) {
     out.usage_error = true;
     out.usage_message = "no readable log files under the given path(s)";
