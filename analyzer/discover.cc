@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -19,6 +19,8 @@
 #include <thread>
 #include <tuple>
 #include <utility>
+
+#include "unique_fd.h"
 
 namespace megatriage {
 
@@ -157,14 +159,6 @@ struct DirTask {
   std::string path;
   std::string display;
   std::vector<DevIno> ancestors;  // includes this directory
-};
-
-// Closes a directory fd on every path out of list_directory.
-struct FdCloser {
-  int fd;
-  ~FdCloser() {
-    if (fd >= 0) ::close(fd);
-  }
 };
 
 // The tree walk. Directories are listed by a pool of threads (a job's tree has thousands of
@@ -356,8 +350,8 @@ class Walker {
   // Lists one directory with getdents64 into a fixed buffer: no DIR stream, whose setup
   // costs an fstat and an fcntl per directory (a torchrun tree has one per rank).
   void list_directory(Local& local, const DirTask& task, std::vector<DirTask>& children) {
-    FdCloser dfd{::open(task.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-    if (dfd.fd < 0) {
+    UniqueFd dfd(::open(task.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dfd.get() < 0) {
       report_unreadable(local, task.display, errno);
       return;
     }
@@ -365,7 +359,7 @@ class Walker {
     const std::string sep = task.display.back() == '/' ? "" : "/";
     alignas(dirent64) char buffer[32 * 1024];
     for (;;) {
-      ssize_t n = ::getdents64(dfd.fd, buffer, sizeof buffer);
+      ssize_t n = ::getdents64(dfd.get(), buffer, sizeof buffer);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
         report_unreadable(local, task.display, errno);
@@ -377,7 +371,7 @@ class Walker {
         pos += entry->d_reclen;
         const char* name = entry->d_name;
         if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-        visit_entry(local, dfd.fd, name, task.path + sep + name, task.display + sep + name,
+        visit_entry(local, dfd.get(), name, task.path + sep + name, task.display + sep + name,
                     task.ancestors, children);
       }
     }

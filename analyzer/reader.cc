@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "unique_fd.h"
+
 namespace megatriage {
 
 namespace {
@@ -78,24 +80,6 @@ Compression sniff_fd(int fd, std::uint64_t size) {
   return n > 0 ? detect_compression(magic, static_cast<std::size_t>(n)) : Compression::None;
 }
 
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-  int get() const { return fd_; }
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
 
 // ---- plain sources ----
 
@@ -169,7 +153,7 @@ class PlainFileSource final : public ByteSource {
                display_path_, 0, "the job may still be writing; run again once it has ended");
   }
 
-  FdCloser fd_;
+  UniqueFd fd_;
   std::string display_path_;
   DiagnosticSink& diags_;
   std::uint64_t size_at_open_;
@@ -558,7 +542,7 @@ class DecodingSource final : public ByteSource {
   }
 
   Compression compression_;
-  FdCloser fd_;
+  UniqueFd fd_;
   ZstdFrameTracker tracker_;
   CompressedInput input_;
   Filter filter_;
