@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +25,17 @@ namespace {
 constexpr int kExitNoFailure = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
+
+// The report is written: what the run built (results of every file, compiled rules, the report)
+// dies with the process. Freeing it object by object costs more CPU than rendering the report
+// on a 9,000-file job. Builds that check for leaks (sanitizers, fuzzing) free as usual.
+int exit_without_freeing(int rc) {
+#ifndef MEGATRIAGE_CHECK_LEAKS
+  std::fflush(nullptr);
+  std::_Exit(rc);
+#endif
+  return rc;
+}
 
 const char* kExamples = R"(
 Examples:
@@ -230,13 +243,19 @@ int main(int argc, char** argv) {
   }
   if (output.empty()) {
     std::fwrite(rendered.data(), 1, rendered.size(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::cerr << "megatriage: cannot write the report to standard output: " << std::strerror(errno)
+                << " (redirect it with -o FILE)\n";
+      return kExitUsage;
+    }
   } else {
     std::ofstream file(output, std::ios::binary | std::ios::trunc);
     file << rendered;
+    file.close();
     if (!file) {
       std::cerr << "megatriage: cannot write " << output << "\n";
       return kExitUsage;
     }
   }
-  return outcome.report.root_cause ? kExitFailure : kExitNoFailure;
+  return exit_without_freeing(outcome.report.root_cause ? kExitFailure : kExitNoFailure);
 }

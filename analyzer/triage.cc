@@ -339,16 +339,8 @@ TriageOutcome run_triage(const TriageOptions& options) {
   out.report = build_report(results, *matcher, options, run_diags);
   out.report_s = seconds_since(report_start);
   out.report.rules_dirs = dirs;
-  try {
-    out.teardown = std::jthread([results = std::move(results), matcher = std::move(matcher),
-                                 triggers = std::move(triggers)]() mutable {
-      results.clear();
-      triggers.reset();
-      matcher.reset();
-    });
-  } catch (const std::system_error&) {
-    // No thread: the locals are freed on return instead.
-  }
+  out.leftovers = std::make_unique<TriageOutcome::Leftovers>(
+      TriageOutcome::Leftovers{std::move(results), std::move(matcher), std::move(triggers)});
   return out;
 }
 

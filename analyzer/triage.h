@@ -4,12 +4,12 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "extract.h"
 #include "report.h"
 #include "rule_matcher.h"
+#include "trigger_scan.h"
 
 namespace megatriage {
 
@@ -33,10 +33,16 @@ struct TriageOutcome {
   std::string usage_message;
   // Wall seconds of the serial and parallel phases (hidden --timings, for profiling).
   double walk_s = 0, compile_s = 0, analyze_s = 0, report_s = 0;
-  // Frees the per-file results and compiled rules beside whatever the caller does next
-  // (rendering, writing): on a 9,000-file job that teardown is as long as the rendering.
-  // Joined when the outcome is destroyed.
-  std::jthread teardown;
+  // What the analysis built and the report no longer needs: per-file results, compiled rules
+  // and search. Kept here, not freed inside run_triage, so that a one-shot command line run can
+  // leave them to the process exit (on a 9,000-file job freeing them costs more CPU than
+  // rendering the report; see main.cc).
+  struct Leftovers {
+    std::vector<FileResult> results;
+    std::unique_ptr<RuleMatcher> matcher;
+    std::unique_ptr<TriggerScanner> triggers;
+  };
+  std::unique_ptr<Leftovers> leftovers;
 };
 
 TriageOutcome run_triage(const TriageOptions& options);

@@ -26,6 +26,20 @@ expect_rc 1 "failure found" "$megatriage" "$fixtures/slurm-a1-exception-peer-res
 expect_rc 1 "--output" "$megatriage" --format json -o "$tmp/r.json" "$fixtures/slurm-a1-exception-peer-reset/logs"
 grep -q '"schema_version": 1' "$tmp/r.json" || { echo "FAIL --output did not write the JSON"; fail=1; }
 [[ -s "$tmp/out" ]] && { echo "FAIL --output also wrote to stdout"; fail=1; }
+# A report that cannot be written is a usage error naming why, not a silent exit 0/1 (the
+# binary skips freeing at exit, so it must flush and check stdout itself).
+if [[ -w /dev/full ]]; then
+  "$megatriage" --format json "$fixtures/slurm-a1-exception-peer-reset/logs" >/dev/full 2>"$tmp/err"
+  rc=$?
+  [[ $rc -eq 2 ]] && grep -q "cannot write the report to standard output: No space left" "$tmp/err" ||
+    { echo "FAIL write error on stdout: exit $rc"; cat "$tmp/err"; fail=1; }
+  expect_rc 2 "-o /dev/full" "$megatriage" --format json -o /dev/full "$fixtures/slurm-a1-exception-peer-reset/logs"
+fi
+# Everything the run printed reaches a pipe whole (stdout is flushed before the quick exit).
+"$megatriage" --format json "$fixtures/slurm-a1-exception-peer-reset/logs" | cat >"$tmp/piped.json"
+"$megatriage" --format json -o "$tmp/file.json" "$fixtures/slurm-a1-exception-peer-reset/logs"
+[[ -s "$tmp/piped.json" ]] && cmp -s "$tmp/piped.json" "$tmp/file.json" ||
+  { echo "FAIL report through a pipe differs from the one written with -o"; fail=1; }
 # Never colour a pipe unless asked; honour --color always.
 expect_rc 1 "colour to pipe" "$megatriage" "$fixtures/slurm-a1-exception-peer-reset/logs"
 grep -q $'\x1b' "$tmp/out" && { echo "FAIL escape codes written to a pipe"; fail=1; }
