@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <system_error>
@@ -149,16 +150,27 @@ struct DevIno {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-struct Found {
-  SourceFile file;
-  DevIno id;
-};
+}  // namespace
+
+void set_stat(SourceFile& file, const struct stat& st) {
+  file.sized = true;
+  file.size_bytes = static_cast<std::uint64_t>(st.st_size);
+  file.mtime_us = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000 +
+                  static_cast<std::int64_t>(st.st_mtim.tv_nsec) / 1000;
+  file.device = static_cast<std::uint64_t>(st.st_dev);
+  file.inode = static_cast<std::uint64_t>(st.st_ino);
+}
+
+namespace {
 
 // A directory waiting to be listed, with the chain of directories above it (loop check).
 struct DirTask {
   std::string path;
   std::string display;
-  std::vector<DevIno> ancestors;  // includes this directory
+  std::vector<DevIno> ancestors;  // the directories above it
+  // Known, and already registered as walked, for an argument and a followed link; a directory
+  // met as an entry learns it from its open fd when listed (no lookup by name).
+  std::optional<DevIno> id;
 };
 
 // The tree walk. Directories are listed by a pool of threads (a job's tree has thousands of
@@ -216,20 +228,20 @@ class Walker {
       return;
     }
     merge(local);
-    std::vector<DirTask> pass{{display, display, {id}}};
+    std::vector<DirTask> pass{{display, display, {}, id}};
     while (!pass.empty()) {
       run_pass(std::move(pass));
       pass = claim_linked_dirs();
     }
   }
 
-  std::vector<Found> take() {
+  std::vector<SourceFile> take() {
     std::size_t total = 0;
     for (const auto& part : found_parts_) total += part.size();
-    std::vector<Found> all;
+    std::vector<SourceFile> all;
     all.reserve(total);
     for (auto& part : found_parts_)
-      for (Found& f : part) all.push_back(std::move(f));
+      for (SourceFile& f : part) all.push_back(std::move(f));
     found_parts_.clear();
     return all;
   }
@@ -237,7 +249,7 @@ class Walker {
  private:
   // What one thread gathers; merged under the lock when it finishes.
   struct Local {
-    std::vector<Found> found;
+    std::vector<SourceFile> found;
     DiagnosticSink diags;
     std::vector<DirTask> linked;  // outside directory symlinks for the next pass
   };
@@ -310,7 +322,7 @@ class Walker {
               [](const DirTask& a, const DirTask& b) { return a.display < b.display; });
     std::vector<DirTask> next;
     for (DirTask& t : linked) {
-      if (!walked_dirs_.insert(t.ancestors.back()).second) {
+      if (!walked_dirs_.insert(*t.id).second) {
         diags_.add(Severity::Info, "discover.duplicate",
                    "'" + t.display + "' is a directory already walked; skipped", t.display);
         continue;
@@ -355,6 +367,27 @@ class Walker {
       report_unreadable(local, task.display, errno);
       return;
     }
+    std::vector<DevIno> here = task.ancestors;  // the loop check's chain, this directory last
+    if (task.id) {
+      here.push_back(*task.id);
+    } else {
+      struct stat st;
+      if (::fstat(dfd.get(), &st) != 0) {
+        report_unreadable(local, task.display, errno);
+        return;
+      }
+      const DevIno id{st.st_dev, st.st_ino};
+      {
+        // Reached twice only through a bind mount or overlapping arguments.
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!walked_dirs_.insert(id).second) {
+          local.diags.add(Severity::Info, "discover.duplicate",
+                          "'" + task.display + "' is a directory already walked; skipped", task.display);
+          return;
+        }
+      }
+      here.push_back(id);
+    }
     // Argument "/" must not give "//etc".
     const std::string sep = task.display.back() == '/' ? "" : "/";
     alignas(dirent64) char buffer[32 * 1024];
@@ -371,8 +404,17 @@ class Walker {
         pos += entry->d_reclen;
         const char* name = entry->d_name;
         if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-        visit_entry(local, dfd.get(), name, task.path + sep + name, task.display + sep + name,
-                    task.ancestors, children);
+        // The entry's type spares a stat for directories (identified when listed) and, unless
+        // asked to stat files, for regular files (stat'ed when opened).
+        if (entry->d_type == DT_DIR) {
+          children.push_back({task.path + sep + name, task.display + sep + name, here, std::nullopt});
+        } else if (entry->d_type == DT_REG && !options_.stat_files &&
+                   strip_compression_suffix(name) == std::string_view(name)) {
+          add_unstatted_file(local, task.path + sep + name, task.display + sep + name);
+        } else {
+          visit_entry(local, dfd.get(), name, task.path + sep + name, task.display + sep + name,
+                      here, children);
+        }
       }
     }
   }
@@ -386,18 +428,7 @@ class Walker {
       return;
     }
     if (S_ISDIR(lst.st_mode)) {
-      DevIno id{lst.st_dev, lst.st_ino};
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!walked_dirs_.insert(id).second) {
-          local.diags.add(Severity::Info, "discover.duplicate",
-                          "'" + display + "' is a directory already walked; skipped", display);
-          return;
-        }
-      }
-      std::vector<DevIno> below = ancestors;
-      below.push_back(id);
-      children.push_back({path, display, std::move(below)});
+      children.push_back({path, display, ancestors, std::nullopt});
       return;
     }
     if (S_ISREG(lst.st_mode)) {
@@ -456,9 +487,7 @@ class Walker {
       return;
     }
     if (S_ISDIR(st.st_mode)) {
-      std::vector<DevIno> below = ancestors;
-      below.push_back({st.st_dev, st.st_ino});
-      local.linked.push_back({path, display, std::move(below)});
+      local.linked.push_back({path, display, ancestors, DevIno{st.st_dev, st.st_ino}});
     } else if (S_ISREG(st.st_mode)) {
       add_file(local, path, display, st);
     } else {
@@ -480,19 +509,20 @@ class Walker {
       report_special(local, display, st);
       return;
     }
-    Found f;
-    f.id = {st.st_dev, st.st_ino};
-    f.file.path = path;
-    f.file.display_path = display;
-    f.file.size_bytes = static_cast<std::uint64_t>(st.st_size);
-    f.file.mtime_us = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000 +
-                      static_cast<std::int64_t>(st.st_mtim.tv_nsec) / 1000;
-    f.file.hint = hint_from_path(display);
+    set_stat(add_unstatted_file(local, path, display), st);
+  }
+
+  // A regular file known from its directory entry only (DiscoverOptions::stat_files).
+  SourceFile& add_unstatted_file(Local& local, std::string path, std::string display) {
+    SourceFile& f = local.found.emplace_back();
+    f.hint = hint_from_path(display);
     std::string_view base = display;
     if (std::size_t slash = base.rfind('/'); slash != std::string_view::npos)
       base = base.substr(slash + 1);
-    f.file.is_stdout = is_stdout_name(base);
-    local.found.push_back(std::move(f));
+    f.is_stdout = is_stdout_name(base);
+    f.path = std::move(path);
+    f.display_path = std::move(display);
+    return f;
   }
 
   const DiscoverOptions& options_;
@@ -501,7 +531,7 @@ class Walker {
   std::mutex mutex_;              // guards everything below during a pass
   std::set<DevIno> walked_dirs_;
   std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
-  std::vector<std::vector<Found>> found_parts_;  // each thread's finds, in no order
+  std::vector<std::vector<SourceFile>> found_parts_;  // each thread's finds, in no order
 };
 
 }  // namespace
@@ -511,7 +541,7 @@ std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
   DiagnosticSink walk_diags;
   Walker walker(options, walk_diags);
   for (const std::string& p : paths) walker.walk_argument(p);
-  std::vector<Found> found = walker.take();
+  std::vector<SourceFile> found = walker.take();
   // Threads finish directories in any order: sort what they reported by path, then code.
   std::vector<Diagnostic> reported = walk_diags.take();
   std::stable_sort(reported.begin(), reported.end(), [](const Diagnostic& a, const Diagnostic& b) {
@@ -520,36 +550,50 @@ std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
   for (Diagnostic& d : reported) diags.add(std::move(d));
   // Byte-wise order of display paths defines the file ids: independent of readdir order,
   // thread count and locale.
-  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
-    return a.file.display_path < b.file.display_path;
+  std::sort(found.begin(), found.end(), [](const SourceFile& a, const SourceFile& b) {
+    return a.display_path < b.display_path;
   });
 
   // The same file named twice (overlapping arguments, a file symlink or hard link inside the
-  // tree) would double every event; keep the first display path. Found by sorting (device,
-  // inode, position) once rather than a set insert per file.
-  std::vector<std::pair<DevIno, std::size_t>> ids(found.size());
-  for (std::size_t i = 0; i < found.size(); ++i) ids[i] = {found[i].id, i};
-  std::sort(ids.begin(), ids.end(), [](const auto& a, const auto& b) {
-    return a.first < b.first || (!(b.first < a.first) && a.second < b.second);
-  });
+  // tree) would double every event; keep the first display path. Without a stat per file the
+  // caller does this once the files are opened (one rule: all repeats at once, in order).
   std::vector<bool> repeated(found.size(), false);
-  for (std::size_t i = 1; i < ids.size(); ++i)
-    if (!(ids[i - 1].first < ids[i].first)) repeated[ids[i].second] = true;
+  if (options.stat_files) {
+    std::vector<FileIdentity> ids;
+    ids.reserve(found.size());
+    for (const SourceFile& f : found) ids.push_back({f.device, f.inode});
+    repeated = find_repeats(ids);
+  }
 
   std::vector<SourceFile> files;
   files.reserve(found.size());
   for (std::size_t i = 0; i < found.size(); ++i) {
-    Found& f = found[i];
+    SourceFile& f = found[i];
     if (repeated[i]) {
       diags.add(Severity::Info, "discover.duplicate",
-                "'" + f.file.display_path + "' is the same file as one listed before; skipped",
-                f.file.display_path);
+                "'" + f.display_path + "' is the same file as one listed before; skipped",
+                f.display_path);
       continue;
     }
-    f.file.id = static_cast<FileId>(files.size());
-    files.push_back(std::move(f.file));
+    f.id = static_cast<FileId>(files.size());
+    files.push_back(std::move(f));
   }
   return files;
+}
+
+std::vector<bool> find_repeats(const std::vector<FileIdentity>& ids) {
+  // One sort of (identity, position) rather than a set insert per file.
+  std::vector<std::pair<FileIdentity, std::size_t>> order(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) order[i] = {ids[i], i};
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first.device, a.first.inode, a.second) < std::tie(b.first.device, b.first.inode, b.second);
+  });
+  std::vector<bool> repeated(ids.size(), false);
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (order[i].first.inode != 0 && order[i - 1].first.device == order[i].first.device &&
+        order[i - 1].first.inode == order[i].first.inode)
+      repeated[order[i].second] = true;
+  return repeated;
 }
 
 Attribution hint_from_path(const std::string& display_path) {

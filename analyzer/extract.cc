@@ -528,7 +528,8 @@ FileResult analyze_file(const SourceFile& listed, const RuleMatcher& matcher,
   DiagnosticSink diags;
   SourceFile file = listed;  // open_source fills in the compression
   // A file that may be read in chunks must know its compression before it is read.
-  const bool may_chunk = options.triggers != nullptr && options.triggers->ok() && options.chunk_helpers > 0;
+  const bool may_chunk = options.triggers != nullptr && options.triggers->ok() &&
+                         (options.chunk_helpers > 0 || options.defer_chunkable);
   std::uint64_t sniff_at_open_above = 1 << 20;
   if (may_chunk) sniff_at_open_above = std::min<std::uint64_t>(sniff_at_open_above, 2 * options.chunk_bytes);
   std::unique_ptr<ByteSource> source = open_source(file, options.read, diags, sniff_at_open_above);
@@ -540,6 +541,12 @@ FileResult analyze_file(const SourceFile& listed, const RuleMatcher& matcher,
     return result;
   }
   if (may_chunk && file.compression == Compression::None && file.size_bytes > 2 * options.chunk_bytes) {
+    if (options.defer_chunkable) {
+      FileResult result;
+      result.file = file;
+      result.deferred = true;
+      return result;
+    }
     ChunkedHits chunked(file.path, file.size_bytes, *options.triggers, options.chunk_bytes,
                         options.split.max_line_bytes, options.chunk_helpers);
     ChunkSource from_chunks(chunked, std::move(source), file, diags);

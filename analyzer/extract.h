@@ -66,6 +66,9 @@ struct AnalyzeOptions {
   // Used when triggers are set, chunk_helpers > 0 and the file has more than two chunks.
   unsigned chunk_helpers = 0;
   std::size_t chunk_bytes = 2 << 20;
+  // A plain file found (when opened) to be big enough for chunks is not read: the result comes
+  // back `deferred`, for a second round that gives such files the helpers (see triage.cc).
+  bool defer_chunkable = false;
   // Bytes scanned so far, for a progress line (plain files add as they go); may be null.
   std::atomic<std::uint64_t>* bytes_done = nullptr;
 };
@@ -90,6 +93,7 @@ struct FileResult {
   std::optional<std::int64_t> first_stamp_us, last_stamp_us;  // after apply_year()
   bool binary = false;
   bool unopened = false;         // could not be opened (diagnosed); nothing was read
+  bool deferred = false;         // AnalyzeOptions::defer_chunkable: left for a chunked read
 };
 
 class ChunkedHits;

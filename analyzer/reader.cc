@@ -43,10 +43,13 @@ ssize_t read_fd(int fd, char* buffer, std::size_t capacity) {
 // is not a regular file. The flag stays set: it has no effect on reads of regular files.
 // A file we may not read is reported as `discover.unreadable` (the walk only lists files; it
 // does not open them), anything else as `read.open-failed`.
-int open_regular(const SourceFile& file, DiagnosticSink& diags, struct stat& st) {
+int open_regular(SourceFile& file, DiagnosticSink& diags, struct stat& st) {
   int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     int err = errno;
+    // The report still lists the file with its size (listed without a stat, it has none yet).
+    if (struct stat named; !file.sized && ::stat(file.path.c_str(), &named) == 0 && S_ISREG(named.st_mode))
+      set_stat(file, named);
     if (err == EACCES || err == EPERM) {
       diags.add(Severity::Warning, "discover.unreadable",
                 "cannot read '" + file.display_path + "': " + errno_text(err), file.display_path, 0,
@@ -626,6 +629,7 @@ std::unique_ptr<ByteSource> open_source(SourceFile& file, const ReadLimits& limi
   struct stat st;
   int fd = open_regular(file, diags, st);
   if (fd < 0) return nullptr;
+  set_stat(file, st);  // what is read is what this stat saw, whatever the walk saw before
   const auto size = static_cast<std::uint64_t>(st.st_size);
   file.compression = Compression::None;
   if (size > 0 && size <= sniff_at_open_above)

@@ -42,6 +42,27 @@ FileResult analyze_guarded(const SourceFile& file, const RuleMatcher& matcher,
   }
 }
 
+// Runs `work(i)` for every index of `order` on up to `jobs` threads (this one included).
+template <typename Work>
+void run_pool(const std::vector<std::size_t>& order, unsigned jobs, Work work) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t k = next++; k < order.size(); k = next++) work(order[k]);
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(order.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+}
+
+// Two rounds. First every file that cannot be read in chunks, sized ones largest first (one
+// big archive must not start last and hold up the run), then the rest in list order (sizes
+// unknown until opened). Then the plain files big enough for chunks, largest first, which get
+// the cores that would otherwise idle (one file is one task) to read and search them ahead of
+// their reader: at most 7 helpers each, which bounds the chunks in flight (2 x helpers + 2 per
+// file). A file's size is learnt from the walk's stat or, when opened in the first round, from
+// open_source's.
 std::vector<FileResult> analyze_all(const std::vector<SourceFile>& files, const RuleMatcher& matcher,
                                     AnalyzeOptions options, unsigned jobs, bool progress,
                                     int progress_after_ms) {
@@ -53,29 +74,73 @@ std::vector<FileResult> analyze_all(const std::vector<SourceFile>& files, const 
     options.bytes_done = &counters.bytes_done;
     line.emplace(counters, files.size(), total, stderr, std::chrono::milliseconds(progress_after_ms));
   }
+  const bool can_chunk = options.triggers != nullptr && options.triggers->ok();
+  auto chunkable = [&](const SourceFile& f) {
+    return can_chunk && f.sized && f.size_bytes > 2 * options.chunk_bytes &&
+           sniff_compression(f.path) == Compression::None;
+  };
   std::vector<FileResult> results(files.size());
-  // Largest first so one big file does not start last and hold up the run.
-  std::vector<std::size_t> order(files.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+  std::vector<std::size_t> first, chunked;
+  for (std::size_t i = 0; i < files.size(); ++i) (chunkable(files[i]) ? chunked : first).push_back(i);
+  std::stable_sort(first.begin(), first.end(), [&](std::size_t a, std::size_t b) {
+    if (files[a].sized != files[b].sized) return files[a].sized;
     return files[a].size_bytes > files[b].size_bytes;
   });
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t k = next++; k < order.size(); k = next++) {
-      const SourceFile& file = files[order[k]];
-      results[order[k]] = analyze_guarded(file, matcher, options);
-      if (results[order[k]].file.compression != Compression::None)
-        counters.bytes_done.fetch_add(file.size_bytes, std::memory_order_relaxed);
-      counters.files_done.fetch_add(1, std::memory_order_relaxed);
-    }
+  auto analyze = [&](std::size_t i, const AnalyzeOptions& opts) {
+    results[i] = analyze_guarded(files[i], matcher, opts);
+    if (results[i].deferred) return;
+    if (results[i].file.compression != Compression::None)
+      counters.bytes_done.fetch_add(results[i].file.size_bytes, std::memory_order_relaxed);
+    counters.files_done.fetch_add(1, std::memory_order_relaxed);
   };
-  unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(files.size())));
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  AnalyzeOptions first_round = options;
+  first_round.defer_chunkable = can_chunk;
+  first_round.chunk_helpers = 0;
+  run_pool(first, jobs, [&](std::size_t i) { analyze(i, first_round); });
+  for (std::size_t i : first)
+    if (results[i].deferred) chunked.push_back(i);
+  if (chunked.empty()) return results;
+
+  auto size_of = [&](std::size_t i) {
+    return results[i].deferred ? results[i].file.size_bytes : files[i].size_bytes;
+  };
+  std::stable_sort(chunked.begin(), chunked.end(), [&](std::size_t a, std::size_t b) {
+    return size_of(a) > size_of(b) || (size_of(a) == size_of(b) && a < b);
+  });
+  const auto big = static_cast<unsigned>(std::min<std::size_t>(chunked.size(), jobs));
+  options.chunk_helpers = big < jobs ? std::min(7u, (jobs - 1) / big) : 0;
+  run_pool(chunked, jobs, [&](std::size_t i) { analyze(i, options); });
   return results;
+}
+
+// The same file under two names (hard links, a file symlink into the tree, overlapping
+// arguments) would count every event twice: keep its first name in display order, as the walk
+// does for files it stat'ed. Files listed without a stat are identified by the stat taken when
+// they were opened. Later files' ids close the gap.
+void drop_duplicate_files(std::vector<FileResult>& results, DiagnosticSink& diags) {
+  std::vector<FileIdentity> ids(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].file.sized) ids[i] = {results[i].file.device, results[i].file.inode};
+  const std::vector<bool> repeated = find_repeats(ids);
+  if (std::find(repeated.begin(), repeated.end(), true) == repeated.end()) return;
+  std::vector<FileResult> kept;
+  kept.reserve(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    FileResult& r = results[i];
+    if (repeated[i]) {
+      diags.add(Severity::Info, "discover.duplicate",
+                "'" + r.file.display_path + "' is the same file as one listed before; skipped",
+                r.file.display_path);
+      continue;
+    }
+    const auto id = static_cast<FileId>(kept.size());
+    if (r.file.id != id) {
+      r.file.id = id;
+      for (Event& e : r.events) e.origin.file = id;
+    }
+    kept.push_back(std::move(r));
+  }
+  results = std::move(kept);
 }
 
 // Year-less stamps (c10, glog) take the year printed elsewhere in the same file, else the most
@@ -297,6 +362,9 @@ TriageOutcome run_triage(const TriageOptions& options) {
   DiscoverOptions dopts;
   dopts.follow_symlinks_outside = options.follow_symlinks_outside;
   dopts.threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  // The progress line needs the total size before the scan; otherwise open_source's stat is
+  // the only one a file gets.
+  dopts.stat_files = options.progress;
   std::vector<SourceFile> files;
   try {
     files = discover_sources(options.paths, dopts, discover_diags);
@@ -318,16 +386,10 @@ TriageOutcome run_triage(const TriageOptions& options) {
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   AnalyzeOptions analyze = options.analyze;
   analyze.triggers = triggers.get();
-  // Big plain files get the cores that would otherwise idle (one file is one task) to read
-  // and search them ahead of their reader; at most 7 helpers each, which bounds the chunks in
-  // flight (2 x helpers + 2 per file).
-  std::size_t big = 0;
-  for (const auto& f : files)
-    if (f.size_bytes > 2 * analyze.chunk_bytes && sniff_compression(f.path) == Compression::None) ++big;
-  analyze.chunk_helpers = big > 0 && big < jobs ? std::min<unsigned>(7, static_cast<unsigned>((jobs - 1) / big)) : 0;
   const Clock::time_point analyze_start = Clock::now();
   std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,
                                                 options.progress_after_ms);
+  drop_duplicate_files(results, run_diags);
   out.analyze_s = seconds_since(analyze_start);
   // Nothing to read: no file found, or (files are opened only now) none could be opened.
   if (!out.usage_error &&

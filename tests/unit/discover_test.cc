@@ -14,11 +14,14 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "reader.h"
+#include "render.h"
+#include "triage.h"
 
 namespace megatriage {
 namespace {
@@ -321,15 +324,17 @@ TEST_SUITE("discover") {
     tmp.symlink("torchrun/node1", "logs/node1-again");
     REQUIRE(::mkfifo((tmp / "logs/torchrun/node7/pipe.err").c_str(), 0644) == 0);
 
-    auto listing = [&](unsigned threads, bool follow) {
+    // Without a stat per file the listing is the same, sizes aside (learnt when opened).
+    auto listing = [&](unsigned threads, bool follow, bool stat_files = true) {
       DiscoverOptions options;
       options.threads = threads;
       options.follow_symlinks_outside = follow;
+      options.stat_files = stat_files;
       DiagnosticSink diags;
       std::string out;
       for (const SourceFile& f : discover_sources({tmp / "logs"}, options, diags))
         out += std::to_string(f.id) + " " + f.display_path + " " + f.path + " " +
-               std::to_string(f.size_bytes) + "\n";
+               (stat_files ? std::to_string(f.size_bytes) : "") + "\n";
       for (const Diagnostic& d : diags.items()) out += d.code + " " + d.path + " " + d.message + "\n";
       return out;
     };
@@ -348,6 +353,17 @@ TEST_SUITE("discover") {
           CAPTURE(threads);
           CHECK(listing(threads, follow) == one);
         }
+      const std::string unsized = listing(1, follow, false);
+      CHECK(unsized.find("node11/run/attempt_0/5/stderr.log") != std::string::npos);
+      for (unsigned threads : {1u, 2u, 8u}) {
+        CAPTURE(threads);
+        CHECK(listing(threads, follow, false) == unsized);
+      }
+      std::string one_unsized;  // `one` with the sizes cut off the file lines
+      std::istringstream lines(one);
+      for (std::string l; std::getline(lines, l);)
+        one_unsized += (l.find("discover.") == 0 ? l : l.substr(0, l.rfind(' ') + 1)) + "\n";
+      CHECK(unsized == one_unsized);
     }
   }
 
@@ -371,6 +387,91 @@ TEST_SUITE("discover") {
     DiagnosticSink twice;
     CHECK(discover_sources({tmp / "logs", tmp / "logs/"}, {}, twice).size() == 2);
     CHECK(find_code(twice, "discover.duplicate", tmp / "logs") != nullptr);
+  }
+
+  TEST_CASE("discover: without a stat per file, duplicates are left to the caller") {
+    TempDir tmp;
+    tmp.write("logs/job-5.err", "x\n");
+    tmp.write("logs/a.log.gz", "not really gzip\n");
+    REQUIRE(::link((tmp / "logs/job-5.err").c_str(), (tmp / "logs/hard.err").c_str()) == 0);
+    tmp.symlink("job-5.err", "logs/latest.err");
+    DiscoverOptions stat_each;
+    DiagnosticSink stat_diags;
+    std::vector<SourceFile> stated = discover_sources({tmp / "logs"}, stat_each, stat_diags);
+    CHECK(display_paths(stated) == std::vector<std::string>{tmp / "logs/a.log.gz", tmp / "logs/hard.err"});
+    CHECK(find_code(stat_diags, "discover.duplicate", tmp / "logs/job-5.err") != nullptr);
+    CHECK(find_code(stat_diags, "discover.duplicate", tmp / "logs/latest.err") != nullptr);
+    for (const SourceFile& f : stated) CHECK(f.sized);
+
+    DiscoverOptions listed_only;
+    listed_only.stat_files = false;
+    DiagnosticSink diags;
+    std::vector<SourceFile> files = discover_sources({tmp / "logs"}, listed_only, diags);
+    CHECK(display_paths(files) == std::vector<std::string>{tmp / "logs/a.log.gz", tmp / "logs/hard.err",
+                                                           tmp / "logs/job-5.err", tmp / "logs/latest.err"});
+    CHECK(diags.empty());
+    REQUIRE(files.size() == 4);
+    CHECK(files[0].sized);    // a compression suffix: stat'ed, so big archives can go first
+    CHECK_FALSE(files[1].sized);
+    CHECK_FALSE(files[2].sized);
+    CHECK(files[3].sized);    // a symlink is always looked at
+    // Opening a file stats it: the identity that finds the duplicates afterwards.
+    DiagnosticSink read_diags;
+    REQUIRE(open_source(files[1], {}, read_diags) != nullptr);
+    REQUIRE(open_source(files[2], {}, read_diags) != nullptr);
+    CHECK(files[1].sized);
+    CHECK(files[1].size_bytes == 2);
+    CHECK(files[1].inode != 0);
+    CHECK(files[1].inode == files[2].inode);
+    CHECK(files[1].inode == files[3].inode);
+    CHECK(find_repeats({{files[1].device, files[1].inode}, {0, 0}, {0, 0}, {files[2].device, files[2].inode}}) ==
+          std::vector<bool>{false, false, false, true});
+  }
+
+  TEST_CASE("discover + triage: a tree listed without a stat per file gives the same report") {
+    // The CLI stats every file only for the progress line; both ways must agree, duplicates,
+    // ids, sizes and a file read in chunks (found big only when opened) included.
+    TempDir tmp;
+    std::string big;
+    for (int i = 0; i < 400; ++i)
+      big += "[rank1]:[W501 12:00:" + std::to_string(10 + i % 50) + ".000000000 x.cpp:1] iteration " +
+             std::to_string(i) + "\n";
+    big += "[rank1]: Traceback (most recent call last):\n[rank1]:   File \"train.py\", line 3, in <module>\n"
+           "[rank1]: ValueError: bad shape\n";
+    tmp.write("logs/big-rank1.err", big);
+    tmp.write("logs/rank0.err", "[rank0]: Traceback (most recent call last):\n[rank0]:   File \"a.py\", line 1, in f\n"
+                                "[rank0]: torch.distributed.DistBackendError: NCCL communicator was aborted on rank 0.\n");
+    tmp.write("logs/rank2.err.gz", "[rank2]: hello\n");
+    REQUIRE(::link((tmp / "logs/rank0.err").c_str(), (tmp / "logs/a-hard.err").c_str()) == 0);
+    tmp.symlink("rank0.err", "logs/z-latest.err");
+    auto report = [&](bool progress, unsigned jobs) {
+      TriageOptions options;
+      options.paths = {tmp / "logs"};
+      options.jobs = jobs;
+      options.progress = progress;          // stats every file in the walk...
+      options.progress_after_ms = 3600000;  // ...and never draws
+      options.analyze.chunk_bytes = 1024;   // big-rank1.err is read in chunks
+      TriageOutcome outcome = run_triage(options);
+      // Ids follow the list without the repeats (events point at their file by id).
+      REQUIRE(outcome.leftovers != nullptr);
+      const auto& results = outcome.leftovers->results;
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        CHECK(results[i].file.id == i);
+        for (const Event& e : results[i].events) CHECK(e.origin.file == i);
+      }
+      return render_json(outcome.report);
+    };
+    const std::string want = report(true, 1);
+    CHECK(want.find("\"ValueError: bad shape\"") != std::string::npos);
+    CHECK(want.find("rank0.err' is the same file as one listed before") != std::string::npos);
+    CHECK(want.find("z-latest.err' is the same file as one listed before") != std::string::npos);
+    CHECK(want.find("\"path\": \"" + tmp / "logs/a-hard.err") != std::string::npos);
+    for (bool progress : {true, false})
+      for (unsigned jobs : {1u, 2u, 3u}) {
+        CAPTURE(progress);
+        CAPTURE(jobs);
+        CHECK(report(progress, jobs) == want);
+      }
   }
 
   TEST_CASE("discover: a nonexistent argument is an error diagnostic") {
@@ -408,6 +509,14 @@ TEST_SUITE("discover") {
       DiagnosticSink read_diags;
       if (open_source(files[1], {}, read_diags) != nullptr) return false;
       const Diagnostic* file = find_code(read_diags, "discover.unreadable", logs + "/secret.err");
+      // Listed without a stat, a file that cannot be opened still gets its size for the report.
+      DiscoverOptions listed_only;
+      listed_only.stat_files = false;
+      DiagnosticSink unsized_diags;
+      std::vector<SourceFile> unsized = discover_sources({logs}, listed_only, unsized_diags);
+      if (unsized.size() != 2 || unsized[1].sized || open_source(unsized[1], {}, unsized_diags) != nullptr ||
+          !unsized[1].sized || unsized[1].size_bytes != 7)
+        return false;
       return file != nullptr && file->message.find("Permission denied") != std::string::npos &&
              !file->hint.empty() && dir != nullptr;
     });
