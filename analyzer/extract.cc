@@ -235,12 +235,18 @@ class FileAnalyzer {
     // `failed (exitcode ...)`) is that traceback's upper time bound.
     if (stream.builder.feed(body, line.number, line.offset)) drain(stream);
 
-    std::optional<CivilTime> stamp = parse_timestamp(body);
+    // Time-of-day stamps and the fact anchors are part of the trigger search: a line without a
+    // trigger (here only because its stream is inside a traceback) holds neither, and only an
+    // open arguments dump wants every line.
+    std::optional<CivilTime> stamp;
+    if (triggered) stamp = parse_timestamp(body);
     if (stamp) on_stamp(*stamp, stream, prefix, line.number);
 
-    std::size_t facts_before = new_facts_.size();
-    stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, new_facts_);
-    if (new_facts_.size() != facts_before) keep_facts();
+    if (triggered || stream.config.in_args_dump()) {
+      std::size_t facts_before = new_facts_.size();
+      stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, new_facts_);
+      if (new_facts_.size() != facts_before) keep_facts();
+    }
 
     on_child_failure_table(body, line, stream, stamp);
 
