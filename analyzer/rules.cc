@@ -7,9 +7,11 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -17,6 +19,7 @@
 #include <tuple>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 namespace megatriage {
@@ -596,18 +599,33 @@ int check_rule_samples(const std::vector<Rule>& rules, DiagnosticSink& diags) {
   return problems;
 }
 
-std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags) {
+std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags,
+                             unsigned threads) {
   namespace fs = std::filesystem;
-  std::map<std::string, Rule> by_id;
-  for (const std::string& dir : directories) {
+  // First the plan, in order: what each directory listing said and the files to parse. Then
+  // the files are parsed and checked (the regexes compiled and run on their samples: most of a
+  // small run's time) on up to `threads` threads, and merged in the planned order, so the
+  // diagnostics and overrides are those of a serial load.
+  struct Step {
+    std::vector<Diagnostic> listing;  // from listing the directory, before its files
+    std::string path;                 // a rules file; empty for a directory's listing step
+    std::vector<Rule> rules;
+    DiagnosticSink diags;
+    std::size_t dir = 0;
+  };
+  std::vector<Step> steps;
+  for (std::size_t d = 0; d < directories.size(); ++d) {
+    const std::string& dir = directories[d];
+    DiagnosticSink listing;
     std::error_code ec;
     std::vector<fs::path> files;
     fs::directory_iterator it(dir, ec);
     if (ec || !fs::is_directory(dir)) {
-      diags.add(Severity::Error, "rules.dir-unreadable",
-                dir + ": cannot read rules directory: " +
-                    (ec ? ec.message() : std::string("not a directory")),
-                dir, 0, "pass an existing directory to --rules");
+      listing.add(Severity::Error, "rules.dir-unreadable",
+                  dir + ": cannot read rules directory: " +
+                      (ec ? ec.message() : std::string("not a directory")),
+                  dir, 0, "pass an existing directory to --rules");
+      steps.push_back({listing.take(), "", {}, {}, d});
       continue;
     }
     for (; it != fs::directory_iterator(); it.increment(ec)) {
@@ -620,43 +638,70 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
       }
     }
     if (ec) {
-      diags.add(Severity::Error, "rules.dir-unreadable",
-                dir + ": error while listing the rules directory: " + ec.message(), dir);
+      listing.add(Severity::Error, "rules.dir-unreadable",
+                  dir + ": error while listing the rules directory: " + ec.message(), dir);
     }
     std::sort(files.begin(), files.end(),
               [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });
     if (files.empty()) {
-      diags.add(Severity::Warning, "rules.dir-empty", dir + ": no *.json rule files", dir);
+      listing.add(Severity::Warning, "rules.dir-empty", dir + ": no *.json rule files", dir);
     }
+    steps.push_back({listing.take(), "", {}, {}, d});
+    for (const fs::path& path : files) steps.push_back({{}, path.string(), {}, {}, d});
+  }
 
-    std::map<std::string, std::string> defined_here;  // id -> source, this directory only
-    for (const fs::path& path : files) {
-      const std::string name = path.string();
+  std::atomic<std::size_t> next{0};
+  auto parse = [&] {
+    for (std::size_t k = next++; k < steps.size(); k = next++) {
+      Step& step = steps[k];
+      if (step.path.empty()) continue;
       std::string text;
-      if (!read_file(path, text)) {
-        diags.add(Severity::Error, "rules.file-unreadable", name + ": cannot read rules file", name);
+      if (!read_file(step.path, text)) {
+        step.diags.add(Severity::Error, "rules.file-unreadable", step.path + ": cannot read rules file",
+                       step.path);
         continue;
       }
-      for (Rule& rule : parse_rules_text(text, name, diags)) {
-        const auto here = defined_here.find(rule.id);
-        if (here != defined_here.end()) {
-          diags.add(Severity::Error, "rules.duplicate-id",
-                    rule.source + ": rule '" + rule.id + "': id is already defined at " +
-                        here->second,
-                    name, 0, "rule ids must be unique; the later definition is dropped");
-          continue;
-        }
-        defined_here[rule.id] = rule.source;
-        auto earlier = by_id.find(rule.id);
-        if (earlier != by_id.end()) {
-          diags.add(Severity::Info, "rules.override",
-                    rule.source + ": rule '" + rule.id + "' overrides " + earlier->second.source,
-                    name);
-          earlier->second = std::move(rule);
-        } else {
-          std::string id = rule.id;
-          by_id.emplace(std::move(id), std::move(rule));
-        }
+      step.rules = parse_rules_text(text, step.path, step.diags);
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, steps.size()); ++t) {
+    try {
+      helpers.emplace_back(parse);
+    } catch (const std::system_error&) {
+      break;  // fewer threads: the rest share the work
+    }
+  }
+  parse();
+  for (auto& t : helpers) t.join();
+
+  std::map<std::string, Rule> by_id;
+  std::map<std::string, std::string> defined_here;  // id -> source, the current directory only
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    Step& step = steps[k];
+    if (k == 0 || steps[k - 1].dir != step.dir) defined_here.clear();
+    for (Diagnostic& d : step.listing) diags.add(std::move(d));
+    for (Diagnostic& d : step.diags.take()) diags.add(std::move(d));
+    const std::string& name = step.path;
+    for (Rule& rule : step.rules) {
+      const auto here = defined_here.find(rule.id);
+      if (here != defined_here.end()) {
+        diags.add(Severity::Error, "rules.duplicate-id",
+                  rule.source + ": rule '" + rule.id + "': id is already defined at " +
+                      here->second,
+                  name, 0, "rule ids must be unique; the later definition is dropped");
+        continue;
+      }
+      defined_here[rule.id] = rule.source;
+      auto earlier = by_id.find(rule.id);
+      if (earlier != by_id.end()) {
+        diags.add(Severity::Info, "rules.override",
+                  rule.source + ": rule '" + rule.id + "' overrides " + earlier->second.source,
+                  name);
+        earlier->second = std::move(rule);
+      } else {
+        std::string id = rule.id;
+        by_id.emplace(std::move(id), std::move(rule));
       }
     }
   }

@@ -62,8 +62,10 @@ struct Rule {
 /// Loads every `*.json` in each directory, in order; a later directory's rule with the same id
 /// replaces the earlier one. Validation problems are diagnostics (codes `rules.*`, message
 /// `file:line:column: ...` when a position is known); invalid rules are dropped.
-/// Returns the valid rules sorted by id.
-std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags);
+/// Returns the valid rules sorted by id. Files are parsed and checked on up to `threads`
+/// threads; the result and diagnostics do not depend on it.
+std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags,
+                             unsigned threads = 1);
 
 /// Parses one rules file's text (for tests and fuzzing). `source_name` appears in diagnostics.
 std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,

@@ -292,7 +292,8 @@ std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vec
                                           DiagnosticSink& diags) {
   dirs = {default_rules_dir()};
   dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
-  auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags), diags);
+  const unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags, threads), diags);
   matcher->set_prefilter_enabled(options.prefilter);
   return matcher;
 }

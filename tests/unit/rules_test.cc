@@ -411,6 +411,35 @@ TEST_CASE("rules: load_rules reads *.json sorted by name; later directories over
   }
 }
 
+TEST_CASE("rules: load_rules gives the same rules and diagnostics on any number of threads") {
+  TempDir one("one"), two("two"), empty("empty");
+  RuleText a, b, bad;
+  b.id = "test.two";
+  bad.id = "test.bad";
+  bad.regex = R"("(")";
+  one.write("a.json", file_of({a.str(), bad.str()}));
+  one.write("b.json", file_of({a.str()}));  // a duplicate id
+  one.write("c.json", "{ not json");
+  two.write("z.json", file_of({a.str(), b.str()}));  // an override
+  const std::vector<std::string> dirs{default_rules_dir(), one.path.string(), "/nonexistent/megatriage/rules",
+                                      empty.path.string(), two.path.string()};
+  auto load = [&](unsigned threads) {
+    DiagnosticSink d;
+    std::string out;
+    for (const Rule& r : load_rules(dirs, d, threads)) out += r.id + " " + r.source + " " + r.explain + "\n";
+    for (const Diagnostic& x : d.items()) out += x.code + " " + x.path + " " + x.message + "\n";
+    return out;
+  };
+  const std::string serial = load(1);
+  for (const char* code : {"rules.bad-regex", "rules.duplicate-id", "rules.json-syntax", "rules.dir-unreadable",
+                           "rules.dir-empty", "rules.override"})
+    CHECK(serial.find(code) != std::string::npos);
+  for (unsigned threads : {2u, 3u, 16u}) {
+    CAPTURE(threads);
+    CHECK(load(threads) == serial);
+  }
+}
+
 TEST_CASE("rules: dir-unreadable and dir-empty") {
   DiagnosticSink d;
   auto rules = load_rules({"/nonexistent/megatriage/rules"}, d);
