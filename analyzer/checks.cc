@@ -404,7 +404,7 @@ void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::v
       const std::string& id = matcher.rules()[static_cast<std::size_t>(m.rule_index)].id;
       if (id.find("address-in-use") != std::string::npos) address_in_use = true;
       if (id == "nccl.store-clients-timeout" && joined.empty()) {
-        FieldMap fields = matcher.fields(m, matched());
+        std::map<std::string, std::string> fields = matcher.fields(m, matched());
         if (fields.count("joined")) joined = fields.at("joined") + "/" + fields.at("expected");
       }
       if (e.who.rank >= 0 && matcher.has_group(m.rule_index, "last_completed")) {

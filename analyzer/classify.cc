@@ -21,7 +21,7 @@ CheckResult advice(std::string text) {
 
 std::map<std::string, std::string> facts_for(const Event& e, const Finding& f, const RuleMatcher& matcher) {
   std::map<std::string, std::string> fields;
-  if (!e.matches.empty()) fields = matcher.fields(e.matches.front(), matched_text(e)).to_map();
+  if (!e.matches.empty()) fields = matcher.fields(e.matches.front(), matched_text(e));
   if (f.who.rank >= 0) fields.emplace("rank", std::to_string(f.who.rank));
   if (f.who.local_rank >= 0) fields.emplace("local_rank", std::to_string(f.who.local_rank));
   if (!f.who.host.empty()) fields.emplace("host", f.who.host);

@@ -16,7 +16,6 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <stdexcept>
 #include <utility>
 
 namespace megatriage {
@@ -211,25 +210,6 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
 
 RuleMatcher::~RuleMatcher() = default;
 
-FieldMap::const_iterator FieldMap::find(std::string_view name) const {
-  auto it = std::lower_bound(items_.begin(), items_.end(), name,
-                             [](const value_type& item, std::string_view n) { return item.first < n; });
-  return it != items_.end() && it->first == name ? it : items_.end();
-}
-
-const std::string& FieldMap::at(std::string_view name) const {
-  auto it = find(name);
-  if (it == items_.end()) throw std::out_of_range("no field '" + std::string(name) + "'");
-  return it->second;
-}
-
-void FieldMap::emplace(std::string name, std::string value) {
-  auto it = std::lower_bound(items_.begin(), items_.end(), name,
-                             [](const value_type& item, const std::string& n) { return item.first < n; });
-  if (it != items_.end() && it->first == name) return;
-  items_.emplace(it, std::move(name), std::move(value));
-}
-
 std::uint64_t RuleMatcher::set_fallback_count() const {
   return compiled_->set_fallbacks.load(std::memory_order_relaxed);
 }
@@ -370,11 +350,11 @@ bool RuleMatcher::has_group(int rule_index, std::string_view name) const {
   return re.NamedCapturingGroups().count(std::string(name)) != 0;
 }
 
-FieldMap RuleMatcher::fields(const RuleMatch& m, std::string_view text) const {
+std::map<std::string, std::string> RuleMatcher::fields(const RuleMatch& m, std::string_view text) const {
   const auto rule = static_cast<std::size_t>(m.rule_index);
   const RE2& re = *compiled_->regex[rule];
   const std::vector<re2::StringPiece> sub = capture_groups(re, text, compiled_->prefix[rule]);
-  FieldMap out;
+  std::map<std::string, std::string> out;
   if (sub.empty()) return out;
   for (const auto& [name, index] : re.NamedCapturingGroups()) {
     const re2::StringPiece& g = sub[static_cast<std::size_t>(index)];

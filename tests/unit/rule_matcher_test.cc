@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <utility>
 
 #include <re2/re2.h>
@@ -233,7 +232,7 @@ TEST_CASE("rule_matcher: repository rules: every positive sample passes the pref
       auto it = std::find_if(hits.begin(), hits.end(),
                              [&](const RuleMatch& h) { return h.rule_index == static_cast<int>(i); });
       REQUIRE(it != hits.end());
-      const FieldMap fields = m.fields(*it, s.text);
+      const std::map<std::string, std::string> fields = m.fields(*it, s.text);
       for (const auto& [k, v] : s.fields) CHECK(fields.at(k) == v);
     }
     for (const std::string& s : r.no_match_samples) {
@@ -244,26 +243,6 @@ TEST_CASE("rule_matcher: repository rules: every positive sample passes the pref
   }
   CHECK(line_samples > 50);
   CHECK(m.set_fallback_count() == 0);
-}
-
-TEST_CASE("rule_matcher: FieldMap behaves like the std::map it replaces") {
-  FieldMap f;
-  CHECK(f.empty());
-  f.emplace("op", "ALLREDUCE");
-  f.emplace("timeout_ms", "600000");
-  f.emplace("seq", "53");
-  f.emplace("op", "BROADCAST");  // present: kept as it was, like std::map::emplace
-  CHECK(f.size() == 3);
-  CHECK(f.at("op") == "ALLREDUCE");
-  CHECK(f.count("seq") == 1);
-  CHECK(f.count("se") == 0);
-  CHECK(f.count("seqq") == 0);
-  CHECK(f.find("nope") == f.end());
-  CHECK_THROWS_AS(f.at("nope"), std::out_of_range);
-  std::vector<std::string> names;
-  for (const auto& [name, value] : f) names.push_back(name);
-  CHECK(names == std::vector<std::string>{"op", "seq", "timeout_ms"});  // sorted like a map
-  CHECK(f.to_map() == std::map<std::string, std::string>{{"op", "ALLREDUCE"}, {"seq", "53"}, {"timeout_ms", "600000"}});
 }
 
 TEST_CASE("rule_matcher: fields come from the text given, rule by rule") {
@@ -284,7 +263,7 @@ TEST_CASE("rule_matcher: fields come from the text given, rule by rule") {
   RuleMatcher second({make_rule("r.b", AppliesTo::Line, R"(code=(?P<y>[0-9])(?P<z>[0-9]))", {"code="})}, d);
   auto other = second.match(text, AppliesTo::Line);
   REQUIRE(other.size() == 1);
-  const FieldMap fields = second.fields(other[0], text);
+  const std::map<std::string, std::string> fields = second.fields(other[0], text);
   CHECK(fields.count("x") == 0);
   CHECK(fields.at("y") == "1");
   CHECK(fields.at("z") == "7");
@@ -375,7 +354,7 @@ TEST_CASE("rule_matcher: repository rules: matches and captures equal an unancho
       if (r.applies_to == AppliesTo::Line && !want) continue;  // prefiltered by needles
       CHECK((got != nullptr) == want);
       if (got != nullptr) {
-        CHECK(m.fields(*got, text).to_map() == want_fields);
+        CHECK(m.fields(*got, text) == want_fields);
         for (const auto& [name, index] : re.NamedCapturingGroups()) {
           CHECK(m.has_group(got->rule_index, name));
           const auto it = want_fields.find(name);
