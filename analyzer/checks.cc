@@ -395,15 +395,24 @@ void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::v
         e.text.find("Temporary failure in name resolution") != std::string::npos ||
         e.text.find("getaddrinfo") != std::string::npos)
       name_failure = true;
+    std::optional<std::string> text;  // the matched text, rebuilt once and only when a field is read
+    auto matched = [&]() -> const std::string& {
+      if (!text) text = matched_text(e);
+      return *text;
+    };
     for (const auto& m : e.matches) {
       const std::string& id = matcher.rules()[static_cast<std::size_t>(m.rule_index)].id;
       if (id.find("address-in-use") != std::string::npos) address_in_use = true;
-      if (id == "nccl.store-clients-timeout" && joined.empty() && m.fields.count("joined"))
-        joined = m.fields.at("joined") + "/" + m.fields.at("expected");
-      if (m.fields.count("last_completed") && e.who.rank >= 0) {
-        long long v = std::atoll(m.fields.at("last_completed").c_str());
-        auto it = last_completed.find(e.who.rank);
-        if (it == last_completed.end() || v < it->second) last_completed[e.who.rank] = v;
+      if (id == "nccl.store-clients-timeout" && joined.empty()) {
+        std::map<std::string, std::string> fields = matcher.fields(m, matched());
+        if (fields.count("joined")) joined = fields.at("joined") + "/" + fields.at("expected");
+      }
+      if (e.who.rank >= 0 && matcher.has_group(m.rule_index, "last_completed")) {
+        if (std::optional<std::string> done = matcher.field(m, matched(), "last_completed")) {
+          long long v = std::atoll(done->c_str());
+          auto it = last_completed.find(e.who.rank);
+          if (it == last_completed.end() || v < it->second) last_completed[e.who.rank] = v;
+        }
       }
     }
   }

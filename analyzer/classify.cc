@@ -19,9 +19,9 @@ CheckResult advice(std::string text) {
   return CheckResult{"advice", std::move(text), "unknown", "runbook advice: not decided from the logs"};
 }
 
-std::map<std::string, std::string> facts_for(const Event& e, const Finding& f) {
+std::map<std::string, std::string> facts_for(const Event& e, const Finding& f, const RuleMatcher& matcher) {
   std::map<std::string, std::string> fields;
-  if (!e.matches.empty()) fields = e.matches.front().fields.to_map();
+  if (!e.matches.empty()) fields = matcher.fields(e.matches.front(), matched_text(e));
   if (f.who.rank >= 0) fields.emplace("rank", std::to_string(f.who.rank));
   if (f.who.local_rank >= 0) fields.emplace("local_rank", std::to_string(f.who.local_rank));
   if (!f.who.host.empty()) fields.emplace("host", f.who.host);
@@ -49,7 +49,7 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   const Event& e = *entry.event;
   RootCauseReport r;
   const Rule* rule = best_rule(e, matcher);
-  r.fields = facts_for(e, finding);
+  r.fields = facts_for(e, finding, matcher);
   if (rule != nullptr) {
     r.category = category_name(rule->category);
     r.rule = rule->id;

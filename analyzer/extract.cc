@@ -81,7 +81,21 @@ bool names_host(std::string_view body) {
   return false;
 }
 
+// What Exception rules see of a block: its exception line and the message's continuation.
+std::string block_text(const ExceptionBlock& b) {
+  std::string text = b.exception;
+  if (!b.message_tail.empty()) text += "\n" + b.message_tail;
+  return text;
+}
+
 }  // namespace
+
+std::string matched_text(const Event& e) {
+  if (e.matches.empty()) return {};
+  if (e.kind == EventKind::Traceback)
+    return block_text(e.traceback.blocks[static_cast<std::size_t>(e.decisive_block)]);
+  return e.matched_line ? *e.matched_line : e.text;
+}
 
 // Runs the per-line extractors over one file's lines. Copyable, so that a watcher can take a
 // snapshot "as if the file ended now" without disturbing the live state.
@@ -256,6 +270,7 @@ class FileAnalyzer {
     if (!matches.empty()) {
       Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
       e.text = valid_text(body.substr(0, kMaxEventText), line.number);
+      if (e.text != body) e.matched_line = std::make_shared<const std::string>(body);
       e.matches = std::move(matches);
       push(std::move(e), stream, stamp.has_value());
     }
@@ -418,8 +433,7 @@ class FileAnalyzer {
       if (b.exception.empty()) continue;
       b.exception = valid_text(b.exception, b.exception_line);
       b.message_tail = valid_text(b.message_tail, b.exception_line);
-      std::string text = b.exception;
-      if (!b.message_tail.empty()) text += "\n" + b.message_tail;
+      std::string text = block_text(b);
       std::vector<RuleMatch> matches = matcher_.match(text, AppliesTo::Exception);
       bool is_cause = !matches.empty() &&
                       matcher_.rules()[static_cast<std::size_t>(matches.front().rule_index)].role == RuleRole::Cause;

@@ -20,14 +20,6 @@ int leading_int(const std::string& s) {
   return v;
 }
 
-std::string field(const Event& e, const std::string& name) {
-  for (const auto& m : e.matches) {
-    auto it = m.fields.find(name);
-    if (it != m.fields.end() && !it->second.empty()) return it->second;
-  }
-  return {};
-}
-
 // Rank for an unprefixed traceback: torchelastic's table printed after it in the same file
 // names the worker it saw fail first ("Root Cause"). Trust it only when that file holds exactly
 // one causal traceback without a rank; with several (every rank failing at start-up) the logs
@@ -100,8 +92,8 @@ void rank_from_sigkill(const std::vector<TimelineEntry>& timeline, Attribution& 
 
 // Host for a rank: the launcher's table (unless it says localhost), else the SLURM task that
 // ran the rank's node (one srun task per node: node index = (rank - local_rank) / nproc).
-void host_for_rank(const std::vector<TimelineEntry>& timeline, Attribution& who,
-                   std::vector<std::string>& reasons) {
+void host_for_rank(const std::vector<TimelineEntry>& timeline, const RuleMatcher& matcher,
+                   Attribution& who, std::vector<std::string>& reasons) {
   if (who.rank < 0 && who.task < 0) return;
   int nproc = 0;
   std::map<int, std::string> task_host;
@@ -115,9 +107,9 @@ void host_for_rank(const std::vector<TimelineEntry>& timeline, Attribution& who,
         return;
       }
     }
-    std::string host = field(e, "host");
-    std::string task = field(e, "task");
-    if (task.empty()) task = field(e, "tasks");
+    std::string host = event_field(e, matcher, "host");
+    std::string task = event_field(e, matcher, "task");
+    if (task.empty()) task = event_field(e, matcher, "tasks");
     if (!host.empty() && !task.empty() && task.find_first_of("-,") == std::string::npos) {
       task_host.emplace(leading_int(task), short_host(host));
     }
@@ -155,6 +147,17 @@ Category event_category(const Event& e, const RuleMatcher& matcher) {
   if (!e.matches.empty())
     return matcher.rules()[static_cast<std::size_t>(e.matches.front().rule_index)].category;
   return Category::Unknown;
+}
+
+std::string event_field(const Event& e, const RuleMatcher& matcher, std::string_view name) {
+  std::optional<std::string> text;  // the matched text, rebuilt once and only when needed
+  for (const auto& m : e.matches) {
+    if (!matcher.has_group(m.rule_index, name)) continue;
+    if (!text) text = matched_text(e);
+    std::optional<std::string> value = matcher.field(m, *text, name);
+    if (value && !value->empty()) return *value;
+  }
+  return {};
 }
 
 std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timeline,
@@ -218,10 +221,10 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
   if (f.who.rank < 0 && e.kind == EventKind::RuleLine && event_category(e, matcher) == Category::Oom)
     rank_from_sigkill(timeline, f.who, f.reasons);
   if (f.who.host.empty()) {
-    std::string h = field(e, "host");
+    std::string h = event_field(e, matcher, "host");
     if (!h.empty()) f.who.host = short_host(h);
   }
-  if (f.who.host.empty()) host_for_rank(timeline, f.who, f.reasons);
+  if (f.who.host.empty()) host_for_rank(timeline, matcher, f.who, f.reasons);
 
   // Confidence: how well the time line separates the root from the next candidate.
   if (!root.key_us) {

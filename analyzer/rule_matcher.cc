@@ -1,7 +1,8 @@
 // Rule matching: byte-pair needle prefilter (Line rules only: the rules whose needles a line
-// holds are its only candidates), one RE2::Set pass for Exception texts, then per-rule RE2
-// captures. Everything is built in the constructor; afterwards all members are read-only except
-// an atomic fallback counter.
+// holds are its only candidates, each confirmed by one RE2 match without submatches), one
+// RE2::Set pass for Exception texts; per-rule RE2 captures only when a report asks. Everything
+// is built in the constructor; afterwards all members are read-only except an atomic fallback
+// counter.
 
 #include "rule_matcher.h"
 
@@ -15,7 +16,6 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <stdexcept>
 #include <utility>
 
 namespace megatriage {
@@ -39,23 +39,20 @@ bool is_placeholder_char(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
 }
 
-// The last text each rule was matched against on this thread, with the outcome. Logs repeat
-// messages verbatim (every rank prints the same watchdog line, often twice), and a capture
-// costs about a microsecond while comparing a line costs a few nanoseconds. Keyed by the
-// matcher's serial number, so a matcher never sees another one's results.
-struct CaptureMemo {
+// The last text each Line rule was tried on by this thread, and whether it matched. Every rank
+// prints the same watchdog lines, often twice; comparing a line costs far less than an RE2 match
+// (2 % of tree d's instructions). Keyed by the matcher's serial number, so a matcher never sees
+// another one's results.
+struct DecisionMemo {
   struct Slot {
-    bool valid = false;
+    bool valid = false, found = false;
     std::string text;
-    bool found = false;
-    FieldMap fields;
   };
   std::uint64_t matcher = 0;
   std::vector<Slot> slots;  // per rule index
 };
-thread_local CaptureMemo capture_memo;
+thread_local DecisionMemo decision_memo;
 constexpr std::size_t kMemoTextMax = 4096;  // longer texts are matched afresh (bounded memory)
-
 std::atomic<std::uint64_t> matcher_serials{0};
 
 }  // namespace
@@ -119,10 +116,9 @@ std::string required_regex_prefix(std::string_view regex) {
 }
 
 struct RuleMatcher::Compiled {
-  std::vector<std::shared_ptr<const RE2>> regex;  // per rule (index into rules_), for captures
-  // Per rule: the literal its every match starts with (required_regex_prefix), or "". Captures are
-  // then taken by anchored matches at its occurrences: RE2 skips its two DFA passes (one to
-  // find the end, one backwards for the start) and runs one-pass or bit-state matching only.
+  std::vector<std::shared_ptr<const RE2>> regex;  // per rule (index into rules_)
+  // Per rule: the literal its every match starts with (required_regex_prefix), or "". A line is
+  // tried from its first occurrence; captures are anchored at its occurrences (capture_groups).
   std::vector<std::string> prefix;
 
   struct KindSet {
@@ -214,25 +210,6 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
 
 RuleMatcher::~RuleMatcher() = default;
 
-FieldMap::const_iterator FieldMap::find(std::string_view name) const {
-  auto it = std::lower_bound(items_.begin(), items_.end(), name,
-                             [](const value_type& item, std::string_view n) { return item.first < n; });
-  return it != items_.end() && it->first == name ? it : items_.end();
-}
-
-const std::string& FieldMap::at(std::string_view name) const {
-  auto it = find(name);
-  if (it == items_.end()) throw std::out_of_range("no field '" + std::string(name) + "'");
-  return it->second;
-}
-
-void FieldMap::emplace(std::string name, std::string value) {
-  auto it = std::lower_bound(items_.begin(), items_.end(), name,
-                             [](const value_type& item, const std::string& n) { return item.first < n; });
-  if (it != items_.end() && it->first == name) return;
-  items_.emplace(it, std::move(name), std::move(value));
-}
-
 std::uint64_t RuleMatcher::set_fallback_count() const {
   return compiled_->set_fallbacks.load(std::memory_order_relaxed);
 }
@@ -267,35 +244,24 @@ bool RuleMatcher::line_needles(std::vector<std::string>& out) const {
 
 namespace {
 
-// Matches `re` against `text` and fills `fields` with the named groups that took part. With a
-// required `prefix` (its first occurrence at `first`), the match is anchored at each
-// occurrence in turn: the first where one starts holds the leftmost match, the one an
-// unanchored search returns, and RE2 skips the two DFA passes that search needs.
-bool capture_fields(const RE2& re, std::string_view text, const std::string& prefix,
-                    std::size_t first, FieldMap& fields) {
+// The groups of `re`'s match of `text` (index 0: the whole match); empty when it does not match.
+// With a required `prefix` the match is anchored at each of its occurrences in turn: the first
+// where one starts holds the leftmost match, the one an unanchored search returns, and RE2 skips
+// the two DFA passes that search needs (one to find the end, one backwards for the start) and
+// runs one-pass or bit-state matching only.
+std::vector<re2::StringPiece> capture_groups(const RE2& re, std::string_view text, const std::string& prefix) {
   const re2::StringPiece sp(text.data(), text.size());
-  const int ngroups = re.NumberOfCapturingGroups();
-  std::array<re2::StringPiece, 16> fixed;
-  std::vector<re2::StringPiece> more;
-  re2::StringPiece* sub = fixed.data();
-  if (static_cast<std::size_t>(ngroups) + 1 > fixed.size()) {
-    more.resize(static_cast<std::size_t>(ngroups) + 1);
-    sub = more.data();
-  }
+  std::vector<re2::StringPiece> sub(static_cast<std::size_t>(re.NumberOfCapturingGroups()) + 1);
+  const int n = static_cast<int>(sub.size());
   bool found = false;
   if (prefix.empty()) {
-    found = re.Match(sp, 0, sp.size(), RE2::UNANCHORED, sub, ngroups + 1);
+    found = re.Match(sp, 0, sp.size(), RE2::UNANCHORED, sub.data(), n);
   } else {
-    for (std::size_t at = first; at != std::string_view::npos && !found; at = text.find(prefix, at + 1))
-      found = re.Match(sp, at, sp.size(), RE2::ANCHOR_START, sub, ngroups + 1);
+    for (std::size_t at = text.find(prefix); at != std::string_view::npos && !found; at = text.find(prefix, at + 1))
+      found = re.Match(sp, at, sp.size(), RE2::ANCHOR_START, sub.data(), n);
   }
-  if (!found) return false;
-  fields.reserve(re.NamedCapturingGroups().size());
-  for (const auto& [name, index] : re.NamedCapturingGroups()) {
-    const re2::StringPiece& g = sub[static_cast<std::size_t>(index)];
-    if (g.data() != nullptr) fields.emplace(name, std::string(g.data(), g.size()));
-  }
-  return true;
+  if (!found) sub.clear();
+  return sub;
 }
 
 }  // namespace
@@ -306,45 +272,12 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
   std::vector<RuleMatch> out;
   const re2::StringPiece sp(text.data(), text.size());
 
-  // One rule with captures, through the thread's memo.
-  auto capture = [&](int rule_index) {
-    const auto rule = static_cast<std::size_t>(rule_index);
-    const std::string& prefix = c.prefix[rule];
-    // What the outcome depends on: the text from the prefix's first occurrence (every match
-    // starts at one), else all of it.
-    std::size_t first = 0;
-    if (!prefix.empty() && (first = text.find(prefix)) == std::string_view::npos) return;
-    const std::string_view key = text.substr(first);
-    CaptureMemo& memo = capture_memo;
-    if (memo.matcher != c.serial) {
-      memo.matcher = c.serial;
-      memo.slots.assign(rules_.size(), CaptureMemo::Slot{});
-    }
-    CaptureMemo::Slot& slot = memo.slots[rule];
-    const bool memoizable = key.size() <= kMemoTextMax;
-    if (memoizable && slot.valid && slot.text == key) {
-      if (slot.found) out.push_back(RuleMatch{rule_index, slot.fields});
-      return;
-    }
-
-    RuleMatch m;
-    m.rule_index = rule_index;
-    const bool found = capture_fields(*c.regex[rule], text, prefix, first, m.fields);
-    if (memoizable) {
-      slot.valid = true;
-      slot.text.assign(key);
-      slot.found = found;
-      slot.fields = m.fields;
-    }
-    if (found) out.push_back(std::move(m));
-  };
   // Per-rule path: used when the Set could not be built, or when its DFA ran out of memory on
   // this text (counted; same results, only slower).
   auto per_rule = [&]() {
     for (int r : ks.rules) {
-      if (c.regex[static_cast<std::size_t>(r)]->Match(sp, 0, sp.size(), RE2::UNANCHORED, nullptr, 0)) {
-        capture(r);
-      }
+      if (c.regex[static_cast<std::size_t>(r)]->Match(sp, 0, sp.size(), RE2::UNANCHORED, nullptr, 0))
+        out.push_back(RuleMatch{r});
     }
   };
 
@@ -353,7 +286,36 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
     thread_local std::vector<int> candidates;  // reused: this runs for every needle line
     candidates.clear();
     line_candidate_rules(text, candidates);
-    for (int r : candidates) capture(r);
+    DecisionMemo& memo = decision_memo;
+    if (memo.matcher != c.serial) {
+      memo.matcher = c.serial;
+      memo.slots.assign(rules_.size(), DecisionMemo::Slot{});
+    }
+    for (int r : candidates) {
+      const auto rule = static_cast<std::size_t>(r);
+      const std::string& prefix = c.prefix[rule];
+      // No match starts before the prefix's first occurrence: the outcome depends on the text
+      // from there only (also the memo's key).
+      std::size_t from = 0;
+      if (!prefix.empty() && (from = text.find(prefix)) == std::string_view::npos) continue;
+      const std::string_view key = text.substr(from);
+      DecisionMemo::Slot& slot = memo.slots[rule];
+      bool found;
+      if (slot.valid && slot.text == key) {
+        found = slot.found;
+      } else {
+        // Without submatches RE2 runs one forward DFA pass that stops at the first match state;
+        // unanchored from the first occurrence it costs less than anchored tries at each one
+        // (those run on to the match's end): 1.6 % of tree d's instructions.
+        found = c.regex[rule]->Match(sp, from, sp.size(), RE2::UNANCHORED, nullptr, 0);
+        if (key.size() <= kMemoTextMax) {
+          slot.valid = true;
+          slot.found = found;
+          slot.text.assign(key);
+        }
+      }
+      if (found) out.push_back(RuleMatch{r});
+    }
   } else if (!ks.set) {
     per_rule();
   } else {
@@ -363,7 +325,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
     if (ks.set->Match(sp, nullptr, &info)) {
       std::vector<int> hits;
       if (ks.set->Match(sp, &hits, &info)) {
-        for (int h : hits) capture(ks.rule_of[static_cast<std::size_t>(h)]);
+        for (int h : hits) out.push_back(RuleMatch{ks.rule_of[static_cast<std::size_t>(h)]});
       } else {
         c.set_fallbacks.fetch_add(1, std::memory_order_relaxed);
         per_rule();
@@ -381,6 +343,37 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
     return ra.id < rb.id;
   });
   return out;
+}
+
+bool RuleMatcher::has_group(int rule_index, std::string_view name) const {
+  const RE2& re = *compiled_->regex[static_cast<std::size_t>(rule_index)];
+  return re.NamedCapturingGroups().count(std::string(name)) != 0;
+}
+
+std::map<std::string, std::string> RuleMatcher::fields(const RuleMatch& m, std::string_view text) const {
+  const auto rule = static_cast<std::size_t>(m.rule_index);
+  const RE2& re = *compiled_->regex[rule];
+  const std::vector<re2::StringPiece> sub = capture_groups(re, text, compiled_->prefix[rule]);
+  std::map<std::string, std::string> out;
+  if (sub.empty()) return out;
+  for (const auto& [name, index] : re.NamedCapturingGroups()) {
+    const re2::StringPiece& g = sub[static_cast<std::size_t>(index)];
+    if (g.data() != nullptr) out.emplace(name, std::string(g.data(), g.size()));
+  }
+  return out;
+}
+
+std::optional<std::string> RuleMatcher::field(const RuleMatch& m, std::string_view text,
+                                              std::string_view name) const {
+  const auto rule = static_cast<std::size_t>(m.rule_index);
+  const RE2& re = *compiled_->regex[rule];
+  const auto& groups = re.NamedCapturingGroups();
+  const auto it = groups.find(std::string(name));
+  if (it == groups.end()) return std::nullopt;
+  const std::vector<re2::StringPiece> sub = capture_groups(re, text, compiled_->prefix[rule]);
+  if (sub.empty() || sub[static_cast<std::size_t>(it->second)].data() == nullptr) return std::nullopt;
+  const re2::StringPiece& g = sub[static_cast<std::size_t>(it->second)];
+  return std::string(g.data(), g.size());
 }
 
 std::string fill_placeholders(const std::string& text, const std::map<std::string, std::string>& fields) {

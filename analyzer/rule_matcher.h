@@ -1,14 +1,15 @@
 // Rule matching: a literal prefilter over the rules' needles, then one RE2::Set pass on
-// candidate text, then captures only for the rules the Set matched. Compiled once, shared
-// read-only by all workers (thread-safe after construction).
+// candidate text; it decides which rules match, not what they capture. Captures are taken on
+// demand (fields(), field()) from the matched text, for the few matches a report reads.
+// Compiled once, shared read-only by all workers (thread-safe after construction).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "diagnostics.h"
@@ -16,35 +17,11 @@
 
 namespace megatriage {
 
-/// The named groups that took part in a match, sorted by name, in one allocation (a big job
-/// has tens of thousands of matched lines; a std::map took one per group). The subset of the
-/// std::map interface that callers use.
-class FieldMap {
- public:
-  using value_type = std::pair<std::string, std::string>;
-  using const_iterator = std::vector<value_type>::const_iterator;
-
-  const_iterator begin() const { return items_.begin(); }
-  const_iterator end() const { return items_.end(); }
-  std::size_t size() const { return items_.size(); }
-  bool empty() const { return items_.empty(); }
-  const_iterator find(std::string_view name) const;
-  std::size_t count(std::string_view name) const { return find(name) != end() ? 1 : 0; }
-  /// Throws std::out_of_range when `name` is absent, like std::map::at.
-  const std::string& at(std::string_view name) const;
-  /// Adds `name` unless present (as std::map::emplace does).
-  void emplace(std::string name, std::string value);
-  void reserve(std::size_t n) { items_.reserve(n); }
-  std::map<std::string, std::string> to_map() const { return {items_.begin(), items_.end()}; }
-
- private:
-  std::vector<value_type> items_;
-};
-
-/// One rule that matched a text, with its named groups.
+/// One rule that matched a text. Its named groups are not kept: RuleMatcher::fields() takes
+/// them from the matched text when a report asks (a big job matches tens of thousands of lines
+/// and reads the fields of a handful).
 struct RuleMatch {
   int rule_index = -1;  // index into RuleMatcher::rules()
-  FieldMap fields;      // named groups that took part in the match
 };
 
 class RuleMatcher {
@@ -75,6 +52,19 @@ class RuleMatcher {
   /// All rules with `applies_to == kind` that match `text`, ordered by priority (highest first),
   /// then id. Allocates only when something matches.
   std::vector<RuleMatch> match(std::string_view text, AppliesTo kind) const;
+
+  /// Whether the regex of rule `rule_index` has a group named `name`: a lookup, no matching, so
+  /// a scan of every event for one field costs nothing for the rules that cannot have it.
+  bool has_group(int rule_index, std::string_view name) const;
+
+  /// The named groups that take part in `m`'s match. Requires: `text` is the
+  /// text match() returned `m` for (Event: matched_text()); else the result means nothing. One
+  /// RE2 match with submatches, anchored at the rule's literal prefix when it has one.
+  std::map<std::string, std::string> fields(const RuleMatch& m, std::string_view text) const;
+
+  /// One named group of `m`'s match of `text` (same requirement as fields()): nullopt when the
+  /// rule has no such group (decided without matching) or the group took no part.
+  std::optional<std::string> field(const RuleMatch& m, std::string_view text, std::string_view name) const;
 
   /// Disable the prefilter (hidden debug flag for invariance tests): line_candidate() is always true.
   void set_prefilter_enabled(bool enabled) { prefilter_enabled_ = enabled; }

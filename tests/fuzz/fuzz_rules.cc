@@ -1,5 +1,5 @@
 // libFuzzer target: the rules loader (JSON with comments, schema, RE2 compile, samples), then
-// compiling what loaded into a matcher and matching a sample line.
+// compiling what loaded into a matcher, matching a sample line and capturing its fields.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,8 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   RuleMatcher matcher(std::move(rules), diags);
   for (const char* sample : {"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
                              "NCCL WARN Call to connect returned Connection refused"}) {
-    if (matcher.line_candidate(sample)) (void)matcher.match(sample, AppliesTo::Line);
-    (void)matcher.match(sample, AppliesTo::Exception);
+    for (AppliesTo kind : {AppliesTo::Line, AppliesTo::Exception}) {
+      if (kind == AppliesTo::Line && !matcher.line_candidate(sample)) continue;
+      for (const RuleMatch& m : matcher.match(sample, kind)) (void)matcher.fields(m, sample);
+    }
   }
   return 0;
 }

@@ -22,7 +22,9 @@ inline std::string signature(const FileResult& r) {
         << " task " << e.who.task << " host " << e.who.host << " text " << e.text;
     if (e.civil) out << " at " << to_debug_string(*e.civil);
     if (e.before_civil) out << " before " << to_debug_string(*e.before_civil);
-    for (const auto& m : e.matches) out << " rule " << m.rule_index << "/" << m.fields.size();
+    // Fields are captured later from the matched text: equal texts and rules, equal fields.
+    for (const auto& m : e.matches) out << " rule " << m.rule_index;
+    if (e.matched_line) out << " matched " << *e.matched_line;
     if (e.kind == EventKind::Traceback) out << "\n" << to_debug_string(e.traceback);
     if (e.kind == EventKind::ChildFailure)
       out << " child " << e.child.rank << " " << e.child.exitcode << " " << e.child.host;

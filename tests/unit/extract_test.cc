@@ -122,6 +122,62 @@ TEST_CASE("extract: coloured lines are matched after removing escapes, with a di
   CHECK(diag);
 }
 
+TEST_CASE("extract: fields are captured from the line as matched, even when the event text is not it") {
+  // The event text is cut to the event cap and UTF-8 repaired; the rules saw the line itself,
+  // and captures (taken when the report reads a field) must see it too.
+  const std::string tail = ": task 2: Exited with exit code 1";
+  std::string line, host;
+  SUBCASE("as printed") {
+    line = "srun: error: node03" + tail;
+    host = "node03";
+  }
+  SUBCASE("longer than the event cap, the match past it") {
+    line = std::string(3000, 'x') + " srun: error: node03" + tail;
+    host = "node03";
+  }
+  SUBCASE("invalid UTF-8") {
+    line = "srun: error: node\xff" "03" + tail;
+    host = "node\xff" "03";
+  }
+  FileResult r = analyze_text(line + "\n");
+  const Event* e = first_of(r, EventKind::RuleLine);
+  REQUIRE(e != nullptr);
+  REQUIRE_FALSE(e->matches.empty());
+  CHECK((e->text == line) == (e->matched_line == nullptr));  // kept only when it differs
+  CHECK(matched_text(*e) == line);
+  CHECK(event_field(*e, repo_matcher(), "host") == host);
+  CHECK(event_field(*e, repo_matcher(), "tasks") == "2");
+  CHECK(event_field(*e, repo_matcher(), "no_such_field").empty());
+}
+
+TEST_CASE("extract: a traceback's fields come from its exception line and message tail") {
+  SUBCASE("one line") {
+    FileResult r = analyze_text(
+        "Traceback (most recent call last):\n"
+        "  File \"/ws/t.py\", line 1, in <module>\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.11 GiB of which 1.02 GiB is free.\n");
+    const Event* tb = first_of(r, EventKind::Traceback);
+    REQUIRE(tb != nullptr);
+    REQUIRE_FALSE(tb->matches.empty());
+    CHECK(matched_text(*tb) == tb->text);
+    CHECK(repo_matcher().fields(tb->matches[0], matched_text(*tb)).at("tried") == "2.00 GiB");
+  }
+  SUBCASE("a message tail: the field after the line break") {
+    FileResult r = analyze_text(
+        "Traceback (most recent call last):\n"
+        "  File \"x.py\", line 1, in f\n"
+        "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:317, unhandled system error\n"
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed.\n"
+        "[E501 12:00:03.123 ProcessGroupNCCL.cpp:1] later line\n");
+    const Event* tb = first_of(r, EventKind::Traceback);
+    REQUIRE(tb != nullptr);
+    CHECK(matched_text(*tb) ==
+          "torch.distributed.DistBackendError: NCCL error in: NCCLUtils.hpp:317, unhandled system error\n"
+          "ncclSystemError: System call (e.g. socket, malloc) or external library call failed.");
+    CHECK(event_field(*tb, repo_matcher(), "result") == "ncclSystemError");
+  }
+}
+
 TEST_CASE("extract: hitting the frame and message caps is a diagnostic with the figures") {
   std::string text = "Traceback (most recent call last):\n";
   for (int i = 1; i <= 100; ++i) text += "  File \"f.py\", line " + std::to_string(i) + ", in f\n";

@@ -1,11 +1,11 @@
-// rule_matcher: prefilter contract, Set pass + captures, ordering, and fill_placeholders.
+// rule_matcher: prefilter contract, Set pass, captures on demand, ordering, and fill_placeholders.
 #include "rule_matcher.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <map>
-#include <stdexcept>
+#include <optional>
 #include <utility>
 
 #include <re2/re2.h>
@@ -68,7 +68,7 @@ const char* const kNoiseLines[] = {
 
 TEST_SUITE("rule_matcher") {
 
-TEST_CASE("rule_matcher: the Set finds the rule and captures named groups") {
+TEST_CASE("rule_matcher: the Set finds the rule; its named groups are captured on demand") {
   DiagnosticSink d;
   RuleMatcher m({make_rule("t.oom", AppliesTo::Exception,
                            R"(Tried to allocate (?P<tried>[0-9.]+ [KMG]iB)(?: \(GPU (?P<gpu>[0-9]+)\))?)",
@@ -76,17 +76,25 @@ TEST_CASE("rule_matcher: the Set finds the rule and captures named groups") {
                  make_rule("t.other", AppliesTo::Exception, "unrelated", {"unrelated"})},
                 d);
   CHECK(d.empty());
-  auto hits = m.match("RuntimeError: Tried to allocate 2.00 GiB (GPU 3)", AppliesTo::Exception);
+  const std::string text = "RuntimeError: Tried to allocate 2.00 GiB (GPU 3)";
+  auto hits = m.match(text, AppliesTo::Exception);
   REQUIRE(hits.size() == 1);
   CHECK(m.rules()[static_cast<std::size_t>(hits[0].rule_index)].id == "t.oom");
-  CHECK(hits[0].fields.at("tried") == "2.00 GiB");
-  CHECK(hits[0].fields.at("gpu") == "3");
+  CHECK(m.fields(hits[0], text).at("tried") == "2.00 GiB");
+  CHECK(m.fields(hits[0], text).at("gpu") == "3");
+  CHECK(m.field(hits[0], text, "gpu") == "3");
+  CHECK(m.has_group(hits[0].rule_index, "tried"));
+  CHECK_FALSE(m.has_group(hits[0].rule_index, "host"));
+  CHECK(m.field(hits[0], text, "host") == std::nullopt);
 
   SUBCASE("groups that did not take part are absent, not empty") {
-    auto h = m.match("Tried to allocate 2.00 GiB", AppliesTo::Exception);
+    const std::string short_text = "Tried to allocate 2.00 GiB";
+    auto h = m.match(short_text, AppliesTo::Exception);
     REQUIRE(h.size() == 1);
-    CHECK(h[0].fields.count("gpu") == 0);
-    CHECK(h[0].fields.at("tried") == "2.00 GiB");
+    CHECK(m.fields(h[0], short_text).count("gpu") == 0);
+    CHECK(m.fields(h[0], short_text).at("tried") == "2.00 GiB");
+    CHECK(m.has_group(h[0].rule_index, "gpu"));
+    CHECK(m.field(h[0], short_text, "gpu") == std::nullopt);
   }
   SUBCASE("no match, wrong kind") {
     CHECK(m.match("nothing here", AppliesTo::Exception).empty());
@@ -112,12 +120,13 @@ TEST_CASE("rule_matcher: multi-line exception text") {
                            R"(NCCL error in: (?P<loc>[^,\n]+), [^\n]*\n(?P<result>nccl[A-Za-z]+):)",
                            {"NCCL error in"})},
                 d);
-  auto hits = m.match("torch.distributed.DistBackendError: NCCL error in: a.cpp:1, unhandled system error\n"
-                      "ncclSystemError: System call failed.\nLast error:\nsocketStartConnect: x",
-                      AppliesTo::Exception);
+  const std::string text =
+      "torch.distributed.DistBackendError: NCCL error in: a.cpp:1, unhandled system error\n"
+      "ncclSystemError: System call failed.\nLast error:\nsocketStartConnect: x";
+  auto hits = m.match(text, AppliesTo::Exception);
   REQUIRE(hits.size() == 1);
-  CHECK(hits[0].fields.at("loc") == "a.cpp:1");
-  CHECK(hits[0].fields.at("result") == "ncclSystemError");
+  CHECK(m.fields(hits[0], text).at("loc") == "a.cpp:1");
+  CHECK(m.fields(hits[0], text).at("result") == "ncclSystemError");
 }
 
 TEST_CASE("rule_matcher: matching is byte-wise and survives invalid UTF-8") {
@@ -127,7 +136,7 @@ TEST_CASE("rule_matcher: matching is byte-wise and survives invalid UTF-8") {
   CHECK(m.line_candidate(text));
   auto hits = m.match(text, AppliesTo::Line);
   REQUIRE(hits.size() == 1);
-  CHECK(hits[0].fields.at("rest") == "a\xff\xfe b");
+  CHECK(m.fields(hits[0], text).at("rest") == "a\xff\xfe b");
 }
 
 TEST_CASE("rule_matcher: prefilter finds needles anywhere and only real needles") {
@@ -223,7 +232,8 @@ TEST_CASE("rule_matcher: repository rules: every positive sample passes the pref
       auto it = std::find_if(hits.begin(), hits.end(),
                              [&](const RuleMatch& h) { return h.rule_index == static_cast<int>(i); });
       REQUIRE(it != hits.end());
-      for (const auto& [k, v] : s.fields) CHECK(it->fields.at(k) == v);
+      const std::map<std::string, std::string> fields = m.fields(*it, s.text);
+      for (const auto& [k, v] : s.fields) CHECK(fields.at(k) == v);
     }
     for (const std::string& s : r.no_match_samples) {
       CAPTURE(r.id);
@@ -235,54 +245,29 @@ TEST_CASE("rule_matcher: repository rules: every positive sample passes the pref
   CHECK(m.set_fallback_count() == 0);
 }
 
-TEST_CASE("rule_matcher: FieldMap behaves like the std::map it replaces") {
-  FieldMap f;
-  CHECK(f.empty());
-  f.emplace("op", "ALLREDUCE");
-  f.emplace("timeout_ms", "600000");
-  f.emplace("seq", "53");
-  f.emplace("op", "BROADCAST");  // present: kept as it was, like std::map::emplace
-  CHECK(f.size() == 3);
-  CHECK(f.at("op") == "ALLREDUCE");
-  CHECK(f.count("seq") == 1);
-  CHECK(f.count("se") == 0);
-  CHECK(f.count("seqq") == 0);
-  CHECK(f.find("nope") == f.end());
-  CHECK_THROWS_AS(f.at("nope"), std::out_of_range);
-  std::vector<std::string> names;
-  for (const auto& [name, value] : f) names.push_back(name);
-  CHECK(names == std::vector<std::string>{"op", "seq", "timeout_ms"});  // sorted like a map
-  CHECK(f.to_map() == std::map<std::string, std::string>{{"op", "ALLREDUCE"}, {"seq", "53"}, {"timeout_ms", "600000"}});
-}
-
-TEST_CASE("rule_matcher: repeated texts reuse captures, never across matchers or rules") {
-  // The thread's memo keeps the last text per rule: the same text again gives the same
-  // fields, a different text is matched afresh, and a second matcher (its own rule at the same
-  // index) never sees the first one's results.
+TEST_CASE("rule_matcher: fields come from the text given, rule by rule") {
+  // A RuleMatch holds no fields: each text gives its own groups, and a second matcher (its own
+  // rule at the same index) gives its own.
   DiagnosticSink d;
   RuleMatcher first({make_rule("r.a", AppliesTo::Line, R"(code=(?P<x>[0-9]+))", {"code="})}, d);
-  const std::string text = "[rank1]: code=17 failed";
-  for (int i = 0; i < 3; ++i) {
-    auto hits = first.match(text, AppliesTo::Line);
-    REQUIRE(hits.size() == 1);
-    CHECK(hits[0].fields.at("x") == "17");
-  }
-  auto other = first.match("[rank2]: code=99 failed", AppliesTo::Line);
-  REQUIRE(other.size() == 1);
-  CHECK(other[0].fields.at("x") == "99");
+  const std::string text = "[rank1]: code=17 failed", text2 = "[rank2]: code=99 failed";
+  auto hits = first.match(text, AppliesTo::Line);
+  REQUIRE(hits.size() == 1);
+  CHECK(first.fields(hits[0], text).at("x") == "17");
+  auto hits2 = first.match(text2, AppliesTo::Line);
+  REQUIRE(hits2.size() == 1);
+  CHECK(first.fields(hits2[0], text2).at("x") == "99");
+  CHECK(first.field(hits2[0], text2, "x") == "99");
   CHECK(first.match("[rank2]: code=xx failed", AppliesTo::Line).empty());
-  CHECK(first.match("[rank2]: code=xx failed", AppliesTo::Line).empty());  // a memoized miss
 
   RuleMatcher second({make_rule("r.b", AppliesTo::Line, R"(code=(?P<y>[0-9])(?P<z>[0-9]))", {"code="})}, d);
-  auto hits = second.match(text, AppliesTo::Line);
-  REQUIRE(hits.size() == 1);
-  CHECK(hits[0].fields.count("x") == 0);
-  CHECK(hits[0].fields.at("y") == "1");
-  CHECK(hits[0].fields.at("z") == "7");
-  // Back to the first matcher: still its own answer.
-  auto again = first.match(text, AppliesTo::Line);
-  REQUIRE(again.size() == 1);
-  CHECK(again[0].fields.at("x") == "17");
+  auto other = second.match(text, AppliesTo::Line);
+  REQUIRE(other.size() == 1);
+  const std::map<std::string, std::string> fields = second.fields(other[0], text);
+  CHECK(fields.count("x") == 0);
+  CHECK(fields.at("y") == "1");
+  CHECK(fields.at("z") == "7");
+  CHECK(first.fields(hits[0], text).at("x") == "17");
 }
 
 TEST_CASE("rule_matcher: required literal prefix of a regex") {
@@ -324,10 +309,11 @@ TEST_CASE("rule_matcher: required literal prefix of a regex") {
   }
 }
 
-TEST_CASE("rule_matcher: repository rules: captures equal an unanchored RE2 search") {
-  // Captures are taken by anchored matches at each occurrence of the rule's literal prefix;
-  // the result must be exactly what a plain unanchored search gives, on every sample and on
-  // variants where the prefix occurs before the real match (and nothing matches there).
+TEST_CASE("rule_matcher: repository rules: matches and captures equal an unanchored RE2 search") {
+  // Matches are decided, and captures taken, by anchored matches at each occurrence of the
+  // rule's literal prefix; both must be exactly what a plain unanchored search gives, on every
+  // sample and on variants where the prefix occurs before the real match (and nothing matches
+  // there). field() must agree with fields() group by group.
   DiagnosticSink d;
   RuleMatcher m(repository_rules(), d);
   int with_prefix = 0, compared = 0;
@@ -367,7 +353,15 @@ TEST_CASE("rule_matcher: repository rules: captures equal an unanchored RE2 sear
         if (h.rule_index == static_cast<int>(i)) got = &h;
       if (r.applies_to == AppliesTo::Line && !want) continue;  // prefiltered by needles
       CHECK((got != nullptr) == want);
-      if (got != nullptr) CHECK(got->fields.to_map() == want_fields);
+      if (got != nullptr) {
+        CHECK(m.fields(*got, text) == want_fields);
+        for (const auto& [name, index] : re.NamedCapturingGroups()) {
+          CHECK(m.has_group(got->rule_index, name));
+          const auto it = want_fields.find(name);
+          CHECK(m.field(*got, text, name) ==
+                (it == want_fields.end() ? std::nullopt : std::optional<std::string>(it->second)));
+        }
+      }
       ++compared;
     }
   }
