@@ -200,7 +200,7 @@ bool ChunkedHits::hits_in(std::uint64_t begin, std::size_t length, std::vector<T
     auto lo = std::lower_bound(c.hits.begin(), c.hits.end(), begin,
                                [&](const TriggerScanner::Hit& h, std::uint64_t b) { return at(h) < b; });
     for (auto it = lo; it != c.hits.end() && at(*it) < end; ++it)
-      out.push_back({static_cast<std::uint32_t>(at(*it) - begin), it->needle});
+      out.push_back({static_cast<std::uint32_t>(at(*it) - begin), it->literal, it->needle});
   }
   return true;
 }

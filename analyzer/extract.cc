@@ -172,8 +172,10 @@ class FileAnalyzer {
       if (busy_streams_ == 0 && scanned_end > 0)
         splitter.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end);
       if (!splitter.next_raw(raw)) break;
-      // A cut line or one with NULs is always examined in full (its text changes in cleaning).
-      bool hit = raw.cut || raw.has_nul, needle = hit;
+      // A cut line or one with NULs is always examined in full (its text changes in cleaning),
+      // and its rules look for their needles themselves.
+      bool hit = raw.cut || raw.has_nul, needle = hit, named = !hit;
+      candidates_.clear();
       if (!raw.cut) {
         if (raw.offset >= scanned_end) {
           hits.clear();
@@ -188,11 +190,24 @@ class FileAnalyzer {
         const std::uint64_t line_end = raw.offset + raw.size;
         while (next_hit < hits.size() && hits_base + hits[next_hit].end < raw.offset) ++next_hit;
         for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) {
+          const TriggerScanner::Hit& h = hits[next_hit];
           hit = true;
-          needle = needle || hits[next_hit].needle;
+          if (!h.needle) continue;
+          needle = true;
+          // The rules that may want this line, from the literal found (a search that could not
+          // say which one leaves the rules to look for their needles).
+          named = named && h.literal != TriggerScanner::kStamp;
+          const std::vector<int>& tags = triggers.needle_tags(h.literal);
+          candidates_.insert(candidates_.end(), tags.begin(), tags.end());
         }
       }
-      if (hit || busy_streams_ > 0) analyze_line(splitter.clean(raw), hit, needle);
+      if (hit || busy_streams_ > 0) {
+        if (named && candidates_.size() > 1) {
+          std::sort(candidates_.begin(), candidates_.end());
+          candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+        }
+        analyze_line(splitter.clean(raw), hit, needle, named ? &candidates_ : nullptr);
+      }
     }
   }
 
@@ -217,9 +232,11 @@ class FileAnalyzer {
   // matter to a busy stream, and is dropped once its prefix names an idle one. `needle`: the
   // search saw where a rule's needle may be (or every line is examined); without that the
   // line holds no needle, so no rule can match it.
-  void analyze_line(const LineView& line, bool triggered, bool needle) {
+  void analyze_line(const LineView& line, bool triggered, bool needle,
+                    const std::vector<int>* candidates = nullptr) {
     std::string_view text = line.text;
     if (std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
+      candidates = nullptr;  // the needles are looked for in the text without escapes
       // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
       scratch_ = strip_terminal_escapes(text);
       text = scratch_;
@@ -266,7 +283,7 @@ class FileAnalyzer {
 
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
     std::vector<RuleMatch> matches;
-    if (needle) matches = matcher_.match(body, AppliesTo::Line);
+    if (needle) matches = matcher_.match(body, AppliesTo::Line, candidates);
     if (!matches.empty()) {
       Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
       e.text = valid_text(body.substr(0, kMaxEventText), line.number);
@@ -506,6 +523,7 @@ class FileAnalyzer {
   std::size_t awaiting_total_ = 0;
   std::size_t busy_streams_ = 0;
   std::string scratch_;
+  std::vector<int> candidates_;  // the current line's candidate rules (scan_triggered_lines)
   bool reported_escapes_ = false;
   bool reported_utf8_ = false;
   bool reported_backwards_ = false;
@@ -521,11 +539,14 @@ class FileAnalyzer {
 
 std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags,
                                                      TriggerScanner::Engine engine) {
-  std::vector<std::string> needles, anchors;
-  if (!matcher.line_needles(needles)) return nullptr;
+  std::vector<std::pair<std::string, int>> rule_needles;
+  std::vector<std::string> anchors;
+  if (!matcher.line_needles(rule_needles)) return nullptr;
+  std::vector<TriggerScanner::Needle> needles;
+  for (auto& [text, rule] : rule_needles) needles.push_back({std::move(text), rule});
   // Escapes are stripped before matching, which can join a needle's pieces: such a line is
-  // treated as one that may hold a needle.
-  needles.emplace_back("\x1b");
+  // treated as one that may hold a needle (which ones, the matcher finds on the plain text).
+  needles.push_back({"\x1b", -1});
   anchors.emplace_back("Traceback (most recent call last):");  // TracebackBuilder::is_header
   const auto& facts = ConfigExtractor::trigger_literals();
   anchors.insert(anchors.end(), facts.begin(), facts.end());

@@ -236,9 +236,10 @@ void RuleMatcher::line_candidate_rules(std::string_view text, std::vector<int>& 
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
-bool RuleMatcher::line_needles(std::vector<std::string>& out) const {
+bool RuleMatcher::line_needles(std::vector<std::pair<std::string, int>>& out) const {
   if (!prefilter_enabled_ || compiled_->always_candidate) return false;
-  for (const auto& n : compiled_->needles.entries()) out.push_back(n.text);
+  for (const auto& n : compiled_->needles.entries())
+    for (int rule : n.tags) out.emplace_back(n.text, rule);
   return true;
 }
 
@@ -266,7 +267,8 @@ std::vector<re2::StringPiece> capture_groups(const RE2& re, std::string_view tex
 
 }  // namespace
 
-std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind) const {
+std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
+                                          const std::vector<int>* line_candidates) const {
   const Compiled& c = *compiled_;
   const Compiled::KindSet& ks = c.kinds[kind_index(kind)];
   std::vector<RuleMatch> out;
@@ -285,7 +287,18 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind)
     // Only the rules whose needles the line holds (usually one): no Set pass over all of them.
     thread_local std::vector<int> candidates;  // reused: this runs for every needle line
     candidates.clear();
-    line_candidate_rules(text, candidates);
+    if (line_candidates != nullptr) {
+      // The search names rules whose needles contain the literal it found: keep those whose
+      // needles are in the text, as line_candidate_rules would (a few memmem, not a scan).
+      for (int r : *line_candidates) {
+        const auto& needles = rules_[static_cast<std::size_t>(r)].needles;
+        if (std::any_of(needles.begin(), needles.end(),
+                        [&](const std::string& n) { return text.find(n) != std::string_view::npos; }))
+          candidates.push_back(r);
+      }
+    } else {
+      line_candidate_rules(text, candidates);
+    }
     DecisionMemo& memo = decision_memo;
     if (memo.matcher != c.serial) {
       memo.matcher = c.serial;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "diagnostics.h"
@@ -41,17 +42,20 @@ class RuleMatcher {
   /// memcmp on a hit. Allocation-free; this is the per-line hot path.
   bool line_candidate(std::string_view text) const;
 
-  /// The Line rules' needles, for a whole-buffer search of candidate lines. False when no such
-  /// list is complete (a Line rule without a usable needle, or the prefilter is disabled): then
-  /// every line is a candidate.
-  bool line_needles(std::vector<std::string>& out) const;
+  /// The Line rules' needles with the index of the rule needing each, for a whole-buffer search
+  /// of candidate lines. False when no such list is complete (a Line rule without a usable
+  /// needle, or the prefilter is disabled): then every line is a candidate.
+  bool line_needles(std::vector<std::pair<std::string, int>>& out) const;
 
   /// The Line rules whose needles occur in `text`, ascending: the only ones that can match it.
   void line_candidate_rules(std::string_view text, std::vector<int>& out) const;
 
   /// All rules with `applies_to == kind` that match `text`, ordered by priority (highest first),
-  /// then id. Allocates only when something matches.
-  std::vector<RuleMatch> match(std::string_view text, AppliesTo kind) const;
+  /// then id. Allocates only when something matches. `line_candidates` (Line rules, ascending):
+  /// rules among which those whose needles occur in `text` are, from a search that already
+  /// found where needles may be (line_needles()); null: this looks for the needles itself.
+  std::vector<RuleMatch> match(std::string_view text, AppliesTo kind,
+                               const std::vector<int>* line_candidates = nullptr) const;
 
   /// Whether the regex of rule `rule_index` has a group named `name`: a lookup, no matching, so
   /// a scan of every event for one field costs nothing for the rules that cannot have it.

@@ -33,7 +33,7 @@ void check_time_at(std::string_view text, std::size_t i, std::vector<TriggerScan
   const char* p = text.data() + i;
   if (is_digit(p[-2]) && is_digit(p[-1]) && is_digit(p[1]) && is_digit(p[2]) && is_digit(p[4]) &&
       is_digit(p[5]))
-    hits.push_back({static_cast<std::uint32_t>(i + 5), false});
+    hits.push_back({static_cast<std::uint32_t>(i + 5), TriggerScanner::kStamp, false});
 }
 
 void find_times_scalar(std::string_view text, std::size_t from, std::vector<TriggerScanner::Hit>& hits) {
@@ -107,23 +107,28 @@ struct ThreadScratch {
   }
 };
 
-// Pattern id 1: a needle may be there; 0: an anchor.
+// Pattern id: the literal's index.
+struct MatchContext {
+  std::vector<TriggerScanner::Hit>* hits;
+  const std::vector<bool>* needle;
+};
 int on_match(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* context) {
-  auto& hits = *static_cast<std::vector<TriggerScanner::Hit>*>(context);
-  hits.push_back({static_cast<std::uint32_t>(to - 1), id == 1});
+  auto& c = *static_cast<MatchContext*>(context);
+  c.hits->push_back({static_cast<std::uint32_t>(to - 1), static_cast<std::uint16_t>(id), (*c.needle)[id]});
   return 0;
 }
 #endif
 
 }  // namespace
 
-TriggerScanner::TriggerScanner(const std::vector<std::string>& needles,
+TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
                                const std::vector<std::string>& anchors, DiagnosticSink& diags,
                                Engine engine) {
   // A literal that contains another one finds no line the shorter one misses: drop it (the
   // search costs about linearly in the number of literals). The kept one then stands for a
-  // needle whenever a needle contains it.
-  std::vector<std::string> kept(needles.begin(), needles.end());
+  // needle whenever a needle contains it, and a hit on it names every such needle's tag.
+  std::vector<std::string> kept;
+  for (const Needle& n : needles) kept.push_back(n.text);
   kept.insert(kept.end(), anchors.begin(), anchors.end());
   std::sort(kept.begin(), kept.end());
   kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
@@ -135,13 +140,29 @@ TriggerScanner::TriggerScanner(const std::vector<std::string>& needles,
                    });
     if (covered) continue;
     needed.push_back(l);
-    needle.push_back(std::any_of(needles.begin(), needles.end(),
-                                 [&](const std::string& n) { return n.find(l) != std::string::npos; }));
+    std::vector<int>& tags = tags_.emplace_back();
+    bool in_needle = false;
+    for (const Needle& n : needles) {
+      if (n.text.find(l) == std::string::npos) continue;
+      in_needle = true;
+      if (n.tag >= 0) tags.push_back(n.tag);
+    }
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    needle.push_back(in_needle);
   }
   literal_count_ = needed.size();
+  needle_ = std::move(needle);
+  if (needed.size() >= kStamp) {
+    diags.add(Severity::Warning, "rules.trigger-scan-unavailable",
+              "too many trigger literals (" + std::to_string(needed.size()) +
+                  "); every line is examined instead (slower, same report)",
+              "", 0, "use fewer needles");
+    return;
+  }
 #if MEGATRIAGE_HAVE_VECTORSCAN
   if (engine == Engine::Best) {
-    compile_vectorscan(needed, needle, diags);
+    compile_vectorscan(needed, diags);
     if (database_ != nullptr) return;
   }
 #endif
@@ -150,9 +171,9 @@ TriggerScanner::TriggerScanner(const std::vector<std::string>& needles,
   for (std::size_t i = 0; i < needed.size(); ++i) {
     if (needed[i].size() == 1) {
       single_bytes_ += needed[i];
-      single_needle_.push_back(needle[i]);
+      single_literal_.push_back(static_cast<std::uint16_t>(i));
     } else {
-      pairs_.add(needed[i], needle[i] ? 1 : 0);
+      pairs_.add(needed[i], static_cast<int>(i));
     }
   }
   pairs_.finish();
@@ -160,14 +181,13 @@ TriggerScanner::TriggerScanner(const std::vector<std::string>& needles,
 }
 
 #if MEGATRIAGE_HAVE_VECTORSCAN
-void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals,
-                                        const std::vector<bool>& needle, DiagnosticSink& diags) {
+void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags) {
   std::vector<std::string> patterns;
   for (const std::string& l : literals) patterns.push_back(escape_literal(l));
 
   std::vector<const char*> expressions;
   std::vector<unsigned> flags(patterns.size(), 0), ids(patterns.size(), 0);
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = needle[i] ? 1 : 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<unsigned>(i);
   for (const std::string& p : patterns) expressions.push_back(p.c_str());
   hs_database_t* db = nullptr;
   hs_compile_error_t* error = nullptr;
@@ -196,18 +216,24 @@ TriggerScanner::~TriggerScanner() {
 #endif
 }
 
+const std::vector<int>& TriggerScanner::needle_tags(std::uint16_t literal) const {
+  static const std::vector<int> none;
+  return literal < tags_.size() ? tags_[literal] : none;
+}
+
 void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit>& hits) const {
   if (text.empty() || !ok()) return;
   std::size_t first = hits.size();
   if (builtin_) {
     pairs_.for_each(text, [&](std::size_t start, const PairIndex::Entry& e) {
-      hits.push_back({static_cast<std::uint32_t>(start + e.text.size() - 1), e.tags.front() == 1});
+      const auto literal = static_cast<std::uint16_t>(e.tags.front());
+      hits.push_back({static_cast<std::uint32_t>(start + e.text.size() - 1), literal, needle_[literal]});
       return false;
     });
     for (std::size_t b = 0; b < single_bytes_.size(); ++b)
       for (const char* p = text.data();
            (p = static_cast<const char*>(std::memchr(p, single_bytes_[b], text.data() + text.size() - p))); ++p)
-        hits.push_back({static_cast<std::uint32_t>(p - text.data()), single_needle_[b]});
+        hits.push_back({static_cast<std::uint32_t>(p - text.data()), single_literal_[b], needle_[single_literal_[b]]});
   } else {
     scan_vectorscan(text, hits);
   }
@@ -228,15 +254,17 @@ void TriggerScanner::scan_vectorscan(std::string_view text, std::vector<TriggerS
     local.sized_for = hs_alloc_scratch(database_->db, &local.scratch) == HS_SUCCESS ? database_->serial : 0;
   }
   const std::size_t before = hits.size();
+  MatchContext context{&hits, &needle_};
   if (local.sized_for != database_->serial ||
       hs_scan(database_->db, text.data(), static_cast<unsigned>(text.size()), 0, local.scratch,
-              on_match, &hits) != HS_SUCCESS) {
-    // No scratch (out of memory) or a failed scan: every line start is a hit, so no line is
-    // missed (only the speed is lost).
+              on_match, &context) != HS_SUCCESS) {
+    // No scratch (out of memory) or a failed scan: every line start is a hit that names no
+    // literal (the rules then look for their needles themselves), so no line is missed (only
+    // the speed is lost).
     hits.resize(before);
-    hits.push_back({0, true});
+    hits.push_back({0, kStamp, true});
     for (std::size_t i = 0; i + 1 < text.size(); ++i)
-      if (text[i] == '\n') hits.push_back({static_cast<std::uint32_t>(i + 1), true});
+      if (text[i] == '\n') hits.push_back({static_cast<std::uint32_t>(i + 1), kStamp, true});
   }
 #else
   (void)text;

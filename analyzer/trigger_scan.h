@@ -21,11 +21,17 @@ namespace megatriage {
 class TriggerScanner {
  public:
   enum class Engine { Best, Builtin };
+  /// A literal some rule needs in a line, with whatever the caller wants back when it is found
+  /// (the rule's index; several needles may share one).
+  struct Needle {
+    std::string text;
+    int tag = -1;
+  };
   /// Compiles `needles` and `anchors` (byte strings, matched case-sensitively) plus the
   /// time-of-day shape. Needles are what a line must hold for a rule to match it; anchors are
   /// what the other extractors look for. On failure `ok()` is false and a diagnostic says why
   /// (callers then visit every line).
-  TriggerScanner(const std::vector<std::string>& needles, const std::vector<std::string>& anchors,
+  TriggerScanner(const std::vector<Needle>& needles, const std::vector<std::string>& anchors,
                  DiagnosticSink& diags, Engine engine = Engine::Best);
   ~TriggerScanner();
   TriggerScanner(const TriggerScanner&) = delete;
@@ -42,24 +48,31 @@ class TriggerScanner {
   /// stamps holds no needle, so no rule can match it.
   struct Hit {
     std::uint32_t end;
+    std::uint16_t literal;  // which one (needle_tags()); kStamp for a time-of-day stamp
     bool needle;
   };
+  static constexpr std::uint16_t kStamp = 0xffff;
+
+  /// The tags of the needles that contain literal `literal` (a Hit's), ascending, unique:
+  /// whoever may want a line where it occurs. Empty for anchors and stamps.
+  const std::vector<int>& needle_tags(std::uint16_t literal) const;
   /// Appends to `hits` every trigger occurrence, in ascending order of `end`. `text` must not be
   /// larger than 4 GiB. Thread-safe (per-thread scratch).
   void scan(std::string_view text, std::vector<Hit>& hits) const;
 
  private:
-  void compile_vectorscan(const std::vector<std::string>& literals, const std::vector<bool>& needle,
-                          DiagnosticSink& diags);
+  void compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags);
   void scan_vectorscan(std::string_view text, std::vector<Hit>& hits) const;
   struct Database;
   Database* database_ = nullptr;
   std::size_t literal_count_ = 0;
+  std::vector<std::vector<int>> tags_;  // per literal: needle_tags()
   // Built-in engine: literals of 2+ bytes by byte pair (tag 1: needle), single bytes by memchr.
   bool builtin_ = false;
-  PairIndex pairs_;
+  PairIndex pairs_;                  // tag: literal index
+  std::vector<bool> needle_;         // per literal: a needle may be there
   std::string single_bytes_;
-  std::vector<bool> single_needle_;  // per byte of single_bytes_
+  std::vector<std::uint16_t> single_literal_;  // per byte of single_bytes_
 };
 
 }  // namespace megatriage

@@ -135,6 +135,31 @@ TEST_CASE("fast path: the built-in engine is the built-in one") {
   CHECK(repo_triggers(TriggerScanner::Engine::Builtin).literal_count() >= 50);
 }
 
+TEST_CASE("fast path: a hit names the tags of every needle that contains its literal") {
+  for (TriggerScanner::Engine engine : kEngines) {
+    DiagnosticSink diags;
+    // "WARN" stands for "NCCL WARN" and the anchor "WARNING" (kept: the shorter one).
+    const TriggerScanner scanner({{"NCCL WARN", 3}, {"WARN", 7}, {"boom", 9}, {"boom", 5}, {"\x1b", -1}},
+                                 {"WARNING", "Traceback"}, diags, engine);
+    REQUIRE(scanner.ok());
+    CHECK(diags.empty());
+    std::vector<TriggerScanner::Hit> hits;
+    scanner.scan("x NCCL WARN y\nboom at 12:00:01\nTraceback\n\x1b[0m\n", hits);
+    std::string seen;
+    for (const TriggerScanner::Hit& h : hits) {
+      seen += std::to_string(h.end) + (h.needle ? "n" : "a");
+      if (h.literal == TriggerScanner::kStamp) seen += "@stamp";
+      for (int tag : scanner.needle_tags(h.literal)) {
+        seen += ',';
+        seen += std::to_string(tag);
+      }
+      seen += " ";
+    }
+    CAPTURE(engine == TriggerScanner::Engine::Best);
+    CHECK(seen == "10n,3,7 17n,5,9 29a@stamp 39a 41n ");
+  }
+}
+
 TEST_CASE("fast path: a generated log gives the same result for every buffer size") {
   std::string text = generated_log();
   REQUIRE(text.size() > 100000);
