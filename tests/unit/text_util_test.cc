@@ -17,6 +17,15 @@ TEST_CASE("text_util: UTF-8 validation and repair") {
   CHECK(is_valid_utf8("ascii ✓ ok"));
   CHECK_FALSE(is_valid_utf8("bad \xff byte"));
   CHECK_FALSE(is_valid_utf8("overlong \xc0\xaf"));
+  // Whatever the position against the 8-byte ASCII steps.
+  for (std::size_t at = 0; at <= 24; ++at) {
+    CAPTURE(at);
+    const std::string ascii(24, 'a');
+    CHECK_FALSE(is_valid_utf8(ascii.substr(0, at) + "\xff" + ascii.substr(at)));
+    CHECK_FALSE(is_valid_utf8(ascii.substr(0, at) + "\xc3"));  // cut sequence at the end
+    CHECK(is_valid_utf8(ascii.substr(0, at) + "\xc3\xa9" + ascii.substr(at)));
+    CHECK(is_valid_utf8(ascii.substr(0, at) + "\xf0\x9f\x98\x80" + ascii.substr(at)));
+  }
   CHECK_FALSE(is_valid_utf8("surrogate \xed\xa0\x80"));
   CHECK(repair_utf8("a\xffz") == "a\xef\xbf\xbdz");
   CHECK(repair_utf8("cut \xe2\x9c") == "cut \xef\xbf\xbd\xef\xbf\xbd");
