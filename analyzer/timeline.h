@@ -22,6 +22,7 @@ struct TimelineEntry {
 /// upper bound when known (the traceback was printed before it), else its inherited stamp.
 std::optional<std::int64_t> ordering_time(const Event& e);
 
-std::vector<TimelineEntry> merge_timeline(const std::vector<FileResult>& files);
+/// `threads`: how many threads (the caller included) may read the events; same result for any.
+std::vector<TimelineEntry> merge_timeline(const std::vector<FileResult>& files, unsigned threads = 1);
 
 }  // namespace megatriage
