@@ -11,13 +11,8 @@
 namespace megatriage {
 namespace {
 
-// One event's place in the sort: its ordering time as an unsigned number that sorts like the
-// signed one, and where the event is (file index in `files`, index over all files' events).
-struct SortKey {
-  std::uint64_t order;
-  std::uint32_t file;
-  std::uint32_t position;
-};
+using SortKey = TimelineMerge::Key;
+constexpr std::uint32_t kUntimed = std::uint32_t{1} << 31;
 
 std::uint64_t order_of(std::int64_t us) {
   return static_cast<std::uint64_t>(us) ^ (std::uint64_t{1} << 63);
@@ -56,51 +51,61 @@ std::optional<std::int64_t> ordering_time(const Event& e) {
 }
 
 std::vector<TimelineEntry> merge_timeline(const std::vector<FileResult>& files, unsigned threads) {
-  // Order on (has a time, time, file id, line), ties in file and event order: identical for any
-  // thread count or discovery order. Files come in file-id order, so once each file's keys are
-  // in line order the position over all events orders (file id, line, event), and a stable
-  // sort on the time alone gives the whole order.
-  std::vector<std::uint32_t> first(files.size() + 1, 0);  // position of each file's first event
-  for (std::size_t i = 0; i < files.size(); ++i)
-    first[i + 1] = first[i] + static_cast<std::uint32_t>(files[i].events.size());
-  const std::size_t total = first.back();
-  // An event without a time is marked in its key's file field (file indexes stay below 2^31).
-  constexpr std::uint32_t kUntimed = std::uint32_t{1} << 31;
-  auto event_of = [&](const SortKey& k) -> const Event& {
-    const std::uint32_t file = k.file & ~kUntimed;
-    return files[file].events[k.position - first[file]];
-  };
-  auto by_line = [&](const SortKey& a, const SortKey& b) {
-    return event_of(a).origin.line < event_of(b).origin.line;
-  };
-  // The keys, one slice of files per thread: the events are read once, here.
-  std::vector<SortKey> keys(total);
-  std::vector<char> own_id(files.size(), 1);  // every event carries its file's id
+  TimelineMerge merge(files);
   for_each_slice(
       threads, files.size(), [&](std::size_t i) { return files[i].events.size() + 1; },
       [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-          std::uint32_t position = first[i];
-          std::uint64_t line = 0;
-          bool own = true, in_line_order = true;
-          for (const Event& e : files[i].events) {
-            const std::optional<std::int64_t> t = ordering_time(e);
-            keys[position] = {order_of(t.value_or(0)), static_cast<std::uint32_t>(i) | (t ? 0 : kUntimed),
-                              position};
-            own = own && e.origin.file == files[i].file.id;
-            in_line_order = in_line_order && e.origin.line >= line;
-            line = e.origin.line;
-            ++position;
-          }
-          own_id[i] = own;
-          // A traceback is emitted when it ends, after lines other ranks printed inside it.
-          if (!in_line_order) std::stable_sort(keys.begin() + first[i], keys.begin() + first[i + 1], by_line);
-        }
+        for (std::size_t i = begin; i < end; ++i) merge.add_file(i);
       });
-  bool in_file_order = std::all_of(own_id.begin(), own_id.end(), [](char c) { return c != 0; });
+  return merge.merge();
+}
+
+// Order on (has a time, time, file id, line), ties in file and event order: identical for any
+// thread count or discovery order. Files come in file-id order, so once each file's keys are in
+// line order the position over all events orders (file id, line, event), and a stable sort on
+// the time alone gives the whole order.
+TimelineMerge::TimelineMerge(const std::vector<FileResult>& files)
+    : files_(files), first_(files.size() + 1, 0), own_ids_(files.size(), 1) {
+  for (std::size_t i = 0; i < files.size(); ++i)
+    first_[i + 1] = first_[i] + static_cast<std::uint32_t>(files[i].events.size());
+  key_count_ = first_.back();
+  keys_.reset(new Key[key_count_]);
+}
+
+void TimelineMerge::add_file(std::size_t index) {
+  const FileResult& f = files_[index];
+  std::uint32_t position = first_[index];
+  std::uint64_t line = 0;
+  bool own = true, in_line_order = true;
+  for (const Event& e : f.events) {
+    const std::optional<std::int64_t> t = ordering_time(e);
+    const std::uint32_t file = static_cast<std::uint32_t>(index) | (t ? 0 : kUntimed);
+    keys_[position] = {order_of(t.value_or(0)), file, position};
+    own = own && e.origin.file == f.file.id;
+    in_line_order = in_line_order && e.origin.line >= line;
+    line = e.origin.line;
+    ++position;
+  }
+  own_ids_[index] = own;
+  // A traceback is emitted when it ends, after lines other ranks printed inside it.
+  if (!in_line_order) {
+    std::stable_sort(keys_.get() + first_[index], keys_.get() + first_[index + 1],
+                     [&](const SortKey& a, const SortKey& b) {
+                       return f.events[a.position - first_[index]].origin.line <
+                              f.events[b.position - first_[index]].origin.line;
+                     });
+  }
+}
+
+std::vector<TimelineEntry> TimelineMerge::merge() {
+  auto event_of = [&](const SortKey& k) -> const Event& {
+    const std::uint32_t file = k.file & ~kUntimed;
+    return files_[file].events[k.position - first_[file]];
+  };
+  bool in_file_order = std::all_of(own_ids_.begin(), own_ids_.end(), [](char c) { return c != 0; });
   bool any = false;
   FileId last_id = 0;
-  for (const auto& f : files) {
+  for (const auto& f : files_) {
     if (f.events.empty()) continue;
     if (any && f.file.id <= last_id) in_file_order = false;
     last_id = f.file.id;
@@ -108,26 +113,29 @@ std::vector<TimelineEntry> merge_timeline(const std::vector<FileResult>& files, 
   }
   if (!in_file_order) {
     // Hand-made results (tests, fuzzing): put all keys in (file id, line) order.
-    std::stable_sort(keys.begin(), keys.end(), [&](const SortKey& a, const SortKey& b) {
+    std::stable_sort(keys_.get(), keys_.get() + key_count_, [&](const SortKey& a, const SortKey& b) {
       const Event& x = event_of(a);
       const Event& y = event_of(b);
       return std::tie(x.origin.file, x.origin.line) < std::tie(y.origin.file, y.origin.line);
     });
   }
   // Events with a time first, sorted by it; those without keep their order after them.
-  std::vector<SortKey> parted(total);
+  const std::size_t total = key_count_;
+  const SortKey* const keys = keys_.get();
   const std::size_t timed = static_cast<std::size_t>(
-      std::count_if(keys.begin(), keys.end(), [](const SortKey& k) { return !(k.file & kUntimed); }));
+      std::count_if(keys, keys + total, [](const SortKey& k) { return !(k.file & kUntimed); }));
+  std::unique_ptr<SortKey[]> parted(new SortKey[total]);
   std::size_t next_timed = 0, next_untimed = timed;
-  for (const SortKey& k : keys) parted[(k.file & kUntimed) ? next_untimed++ : next_timed++] = k;
-  const SortKey* sorted = radix_sort(parted.data(), keys.data(), timed);
+  for (std::size_t i = 0; i < total; ++i)
+    parted[(keys[i].file & kUntimed) ? next_untimed++ : next_timed++] = keys[i];
+  const SortKey* sorted = radix_sort(parted.get(), keys_.get(), timed);
   std::vector<TimelineEntry> out;
   out.reserve(total);
   for (std::size_t i = 0; i < timed; ++i)
-    out.push_back({&event_of(sorted[i]), &files[sorted[i].file], time_of(sorted[i].order)});
+    out.push_back({&event_of(sorted[i]), &files_[sorted[i].file], time_of(sorted[i].order)});
   for (std::size_t i = timed; i < total; ++i) {
     const SortKey& k = parted[i];
-    out.push_back({&event_of(k), &files[k.file & ~kUntimed], std::nullopt});
+    out.push_back({&event_of(k), &files_[k.file & ~kUntimed], std::nullopt});
   }
   return out;
 }
