@@ -281,34 +281,32 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   // The root cause and its symptoms need the timeline; the clock check, the batch scripts, the
   // file list and the files' diagnostics do not, and are made beside them. The clock check
   // writes only the files' diagnostics, which the timeline side never reads.
+  auto timeline_side = [&] {
+    const std::vector<TimelineEntry> timeline = merge.merge();
+    std::optional<Finding> finding = select_root_cause(timeline, matcher);
+    if (finding) {
+      report.verdict = "failure";
+      report.root_cause = classify_root(*finding, timeline, matcher);
+      JobFacts job = collect_job_facts(results, finding->who.rank);
+      evaluate_checks(*report.root_cause, *timeline[finding->index].event, job, timeline, matcher);
+    } else {
+      report.verdict = "no_failure";
+    }
+    report.symptoms = group_symptoms(timeline, finding, matcher);
+  };
   std::vector<std::string> scripts;
   std::vector<Diagnostic> file_diagnostics;
-  run_beside(
-      threads,
-      [&] {
-        const std::vector<TimelineEntry> timeline = merge.merge();
-        std::optional<Finding> finding = select_root_cause(timeline, matcher);
-        if (finding) {
-          report.verdict = "failure";
-          report.root_cause = classify_root(*finding, timeline, matcher);
-          JobFacts job = collect_job_facts(results, finding->who.rank);
-          const Event& root = *timeline[finding->index].event;
-          evaluate_checks(*report.root_cause, root, job, timeline, matcher);
-        } else {
-          report.verdict = "no_failure";
-        }
-        report.symptoms = group_symptoms(timeline, finding, matcher);
-      },
-      [&] {
-        report_clock_skew(results);
-        scripts = find_scripts(options);
-        report.ordering = ordering_summary(results);
-        report.files.reserve(results.size());
-        for (auto& r : results) {
-          report.files.push_back(summarize_file(r));
-          for (auto& d : r.diagnostics) file_diagnostics.push_back(std::move(d));
-        }
-      });
+  auto file_side = [&] {
+    report_clock_skew(results);
+    scripts = find_scripts(options);
+    report.ordering = ordering_summary(results);
+    report.files.reserve(results.size());
+    for (auto& r : results) {
+      report.files.push_back(summarize_file(r));
+      for (auto& d : r.diagnostics) file_diagnostics.push_back(std::move(d));
+    }
+  };
+  run_beside(threads, timeline_side, file_side);
   add_script_findings(report, scripts, run_diags);
   report.diagnostics = run_diags.take();
   report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());
