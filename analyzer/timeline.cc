@@ -65,9 +65,11 @@ std::vector<TimelineEntry> merge_timeline(const std::vector<FileResult>& files, 
 // line order the position over all events orders (file id, line, event), and a stable sort on
 // the time alone gives the whole order.
 TimelineMerge::TimelineMerge(const std::vector<FileResult>& files)
-    : files_(files), first_(files.size() + 1, 0), own_ids_(files.size(), 1) {
-  for (std::size_t i = 0; i < files.size(); ++i)
+    : files_(files), first_(files.size() + 1, 0), events_(files.size()), own_ids_(files.size(), 1) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
     first_[i + 1] = first_[i] + static_cast<std::uint32_t>(files[i].events.size());
+    events_[i] = files[i].events.data();
+  }
   key_count_ = first_.back();
   keys_.reset(new Key[key_count_]);
 }
@@ -100,7 +102,7 @@ void TimelineMerge::add_file(std::size_t index) {
 std::vector<TimelineEntry> TimelineMerge::merge() {
   auto event_of = [&](const SortKey& k) -> const Event& {
     const std::uint32_t file = k.file & ~kUntimed;
-    return files_[file].events[k.position - first_[file]];
+    return events_[file][k.position - first_[file]];
   };
   bool in_file_order = std::all_of(own_ids_.begin(), own_ids_.end(), [](char c) { return c != 0; });
   bool any = false;

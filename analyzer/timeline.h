@@ -49,6 +49,7 @@ class TimelineMerge {
  private:
   const std::vector<FileResult>& files_;
   std::vector<std::uint32_t> first_;  // position of each file's first event over all files
+  std::vector<const Event*> events_;  // each file's events: the output looks up no FileResult
   // Written by add_file only: not zeroed first (on a big job its pages are first touched by
   // the threads that fill them).
   std::unique_ptr<Key[]> keys_;
