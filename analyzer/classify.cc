@@ -8,6 +8,12 @@ namespace megatriage {
 namespace {
 
 constexpr std::size_t kKeyFrames = 5;
+constexpr std::size_t kPrefetchAhead = 16;
+
+void prefetch_event(const Event& e) {
+  const char* p = reinterpret_cast<const char*>(&e);
+  for (std::size_t at = 0; at < sizeof(Event); at += 64) __builtin_prefetch(p + at);
+}
 
 const Rule* best_rule(const Event& e, const RuleMatcher& matcher) {
   if (e.matches.empty()) return nullptr;
@@ -122,6 +128,13 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
   std::optional<std::int64_t> root_us;
   if (finding) root_us = timeline[finding->index].key_us;
   for (std::size_t i = 0; i < timeline.size(); ++i) {
+    // In time order the events lie scattered over the files' lists, each a few cache misses
+    // (tree d: 34,000 of them): ask for those a little ahead, so that the misses overlap.
+    if (i + kPrefetchAhead < timeline.size()) prefetch_event(*timeline[i + kPrefetchAhead].event);
+    if (i + kPrefetchAhead / 2 < timeline.size()) {
+      const Event& soon = *timeline[i + kPrefetchAhead / 2].event;
+      if (!soon.matches.empty()) __builtin_prefetch(soon.matches.data());
+    }
     if (finding && (i == finding->index || i == finding->location)) continue;
     const Event& e = *timeline[i].event;
     if (e.kind == EventKind::ChildFailure) continue;

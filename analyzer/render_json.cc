@@ -1,4 +1,8 @@
+#include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <string_view>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "render.h"
@@ -47,108 +51,133 @@ json frames_json(const std::vector<Frame>& frames) {
 // building them as a DOM cost more than analysing the files' tails. They are written straight
 // into the text, in exactly the layout dump(2) gives everything else (a test compares both).
 
+// Writes at the end of a string through a pointer, growing the string (zero-filled) 64 KiB or
+// more at a time; the destructor trims what was not written. A piece is then a compare and a
+// memcpy instead of a std::string append, with its call and bookkeeping (the appends were
+// most of the time of writing tree d's 9,217-entry files array).
+class Cursor {
+ public:
+  explicit Cursor(std::string& out) : out_(out), p_(out.data() + out.size()), end_(p_) {}
+  ~Cursor() { out_.resize(static_cast<std::size_t>(p_ - out_.data())); }
+  Cursor(const Cursor&) = delete;
+  Cursor& operator=(const Cursor&) = delete;
+
+  // Inlined so that a literal's size is a constant and its copy a few moves, not a call.
+  [[gnu::always_inline]] Cursor& put(std::string_view s) {
+    room(s.size());
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+    return *this;
+  }
+  Cursor& put(char c) {
+    room(1);
+    *p_++ = c;
+    return *this;
+  }
+  Cursor& number(std::uint64_t v) {
+    room(20);  // digits of the largest uint64_t
+    p_ = std::to_chars(p_, p_ + 20, v).ptr;
+    return *this;
+  }
+
+ private:
+  static constexpr std::size_t kGrowBytes = 64 << 10;
+  void room(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - p_) < n) grow(n);
+  }
+  void grow(std::size_t n) {
+    const std::size_t at = static_cast<std::size_t>(p_ - out_.data());
+    out_.resize(at + std::max(n, kGrowBytes));
+    p_ = out_.data() + at;
+    end_ = out_.data() + out_.size();
+  }
+  std::string& out_;
+  char* p_;
+  char* end_;
+};
+
+// Printable ASCII without `"` or `\`: dump() would write it as it is, between quotes. One test
+// per byte without a branch, which the compiler turns into vector code.
+bool plain_ascii(std::string_view s) {
+  unsigned special = 0;
+  for (unsigned char c : s) special |= (c < 0x20) | (c >= 0x7f) | (c == '"') | (c == '\\');
+  return special == 0;
+}
+
 // A JSON string as dump() writes it (no ASCII escaping of UTF-8), log text repaired first like
 // clean() does: plain printable ASCII is copied as it is; anything else goes through the
 // library so escapes and repairs stay identical.
-void append_string(std::string& out, const std::string& s) {
-  bool plain = true;
-  for (unsigned char c : s) plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  if (!plain) {
-    out += json(clean(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-    return;
-  }
-  out += '"';
-  out += s;
-  out += '"';
+std::string dumped_string(std::string_view s) {
+  return json(repair_utf8(s)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-void append_number(std::string& out, std::uint64_t v) {
-  char digits[24];
-  out.append(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, v).ptr - digits));
+void append_string(Cursor& out, std::string_view s) {
+  if (!plain_ascii(s)) {
+    out.put(dumped_string(s));
+  } else {
+    out.put('"').put(s).put('"');
+  }
 }
 
-// One object of scalar fields at `depth` (an element of a top-level array: depth 2).
-class FlatObject {
- public:
-  FlatObject(std::string& out, int depth) : out_(out), depth_(depth) {
-    out_.append(static_cast<std::size_t>(2 * depth_), ' ');
-    out_ += '{';
+void append_string(std::string& out, std::string_view s) {
+  if (!plain_ascii(s)) {
+    out += dumped_string(s);
+  } else {
+    out += '"';
+    out += s;
+    out += '"';
   }
-  ~FlatObject() {
-    out_ += '\n';
-    out_.append(static_cast<std::size_t>(2 * depth_), ' ');
-    out_ += '}';
-  }
-  FlatObject& str(const char* key, const std::string& v) { return append_string(start(key), v), *this; }
-  FlatObject& null_str(const char* key, const std::string& v) {
-    if (v.empty()) start(key) += "null";
-    else append_string(start(key), v);
-    return *this;
-  }
-  FlatObject& num(const char* key, std::uint64_t v) { return append_number(start(key), v), *this; }
-  FlatObject& null_int(const char* key, long long v) {
-    if (v >= 0) append_number(start(key), static_cast<std::uint64_t>(v));
-    else start(key) += "null";
-    return *this;
-  }
-  FlatObject& boolean(const char* key, bool v) { return start(key) += v ? "true" : "false", *this; }
-
- private:
-  std::string& start(const char* key) {
-    out_ += first_ ? "\n" : ",\n";
-    first_ = false;
-    out_.append(static_cast<std::size_t>(2 * depth_ + 2), ' ');
-    out_ += '"';
-    out_ += key;
-    out_ += "\": ";
-    return out_;
-  }
-  std::string& out_;
-  int depth_;
-  bool first_ = true;
-};
-
-// A top-level array of flat objects, appended to `out` as the value after `"key": `.
-template <typename T, typename Write>
-void append_flat_array(std::string& out, const std::vector<T>& items, Write write) {
-  if (items.empty()) {
-    out += "[]";
-    return;
-  }
-  out += '[';
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out += i == 0 ? "\n" : ",\n";
-    FlatObject object(out, 2);
-    write(object, items[i]);
-  }
-  out += "\n  ]";
 }
 
-void append_files(std::string& out, const std::vector<FileSummary>& files) {
-  append_flat_array(out, files, [](FlatObject& o, const FileSummary& f) {
-    o.str("path", f.path)
-        .str("compression", f.compression)
-        .num("size_bytes", f.size_bytes)
-        .num("bytes", f.bytes)
-        .num("lines", f.lines)
-        .num("events", f.events)
-        .null_int("rank", f.rank)
-        .null_int("local_rank", f.local_rank)
-        .null_int("task", f.task)
-        .boolean("skipped", f.skipped);
-  });
+Cursor& nullable(Cursor& out, long long v) {
+  return v >= 0 ? out.number(static_cast<std::uint64_t>(v)) : out.put("null");
 }
 
-void append_diagnostics(std::string& out, const std::vector<Diagnostic>& diagnostics) {
-  append_flat_array(out, diagnostics, [](FlatObject& o, const Diagnostic& d) {
-    o.str("severity", severity_name(d.severity))
-        .str("code", d.code)
-        .str("message", d.message)
-        .null_str("path", d.path)
-        .null_int("line", d.line ? static_cast<long long>(d.line) : -1)
-        .null_str("hint", d.hint)
-        .num("count", d.count);
-  });
+Cursor& nullable(Cursor& out, std::string_view s) {
+  if (s.empty()) return out.put("null");
+  append_string(out, s);
+  return out;
+}
+
+// The two arrays spelled out in dump(2)'s layout, to follow `"key": `: an element indented by 4,
+// its fields by 6. Each piece of layout is one literal, which the compiler copies inline.
+void append_files(std::string& text, const std::vector<FileSummary>& files) {
+  Cursor out(text);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const FileSummary& f = files[i];
+    if (i == 0) out.put("[\n    {\n      \"path\": ");
+    else out.put(",\n    {\n      \"path\": ");
+    append_string(out, f.path);
+    append_string(out.put(",\n      \"compression\": "), f.compression);
+    out.put(",\n      \"size_bytes\": ").number(f.size_bytes);
+    out.put(",\n      \"bytes\": ").number(f.bytes);
+    out.put(",\n      \"lines\": ").number(f.lines);
+    out.put(",\n      \"events\": ").number(f.events);
+    nullable(out.put(",\n      \"rank\": "), f.rank);
+    nullable(out.put(",\n      \"local_rank\": "), f.local_rank);
+    nullable(out.put(",\n      \"task\": "), f.task);
+    out.put(",\n      \"skipped\": ").put(f.skipped ? std::string_view("true") : std::string_view("false"));
+    out.put("\n    }");
+  }
+  out.put(files.empty() ? "[]" : "\n  ]");
+}
+
+void append_diagnostics(std::string& text, const std::vector<Diagnostic>& diagnostics) {
+  Cursor out(text);
+  for (std::size_t i = 0; i < diagnostics.size(); ++i) {
+    const Diagnostic& d = diagnostics[i];
+    if (i == 0) out.put("[\n    {\n      \"severity\": ");
+    else out.put(",\n    {\n      \"severity\": ");
+    append_string(out, severity_name(d.severity));
+    append_string(out.put(",\n      \"code\": "), d.code);
+    append_string(out.put(",\n      \"message\": "), d.message);
+    nullable(out.put(",\n      \"path\": "), d.path);
+    nullable(out.put(",\n      \"line\": "), d.line ? static_cast<long long>(d.line) : -1);
+    nullable(out.put(",\n      \"hint\": "), d.hint);
+    out.put(",\n      \"count\": ").number(d.count);
+    out.put("\n    }");
+  }
+  out.put(diagnostics.empty() ? "[]" : "\n  ]");
 }
 
 }  // namespace
@@ -217,15 +246,18 @@ std::string render_json(const Report& report) {
         {"first_line", g.first_line},
     });
   }
-  doc["symptoms"] = symptoms;
+  doc["symptoms"] = nullptr;     // filled below, once every member is in
   doc["files"] = nullptr;        // written directly, below
   doc["diagnostics"] = nullptr;
   doc["ordering"] = report.ordering;
   json scripts = json::array();
   for (const auto& path : report.scripts) scripts.push_back(clean(path));
-  doc["scripts"] = scripts;
+  doc["scripts"] = std::move(scripts);
   doc["rules"] = {{"count", report.rule_count}};
   if (report.slurm) doc["slurm"] = slurm_json(*report.slurm);
+  // ordered_json keeps its members in a vector that copies them when it grows, and a big job's
+  // symptom groups hold thousands of ranks each: they go in when no member is added any more.
+  doc["symptoms"] = std::move(symptoms);
   // The top-level object by hand, each member dumped by the library (replace, never throw, on
   // anything that slipped through unrepaired) and indented one level, except the two arrays
   // written directly. Raw newlines in a dump only ever separate lines: strings escape theirs.

@@ -173,6 +173,9 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
     if (role == RuleRole::Symptom && !nccl_symptom && event_category(e, matcher) == Category::Nccl)
       nccl_symptom = i;
     if (role == RuleRole::Teardown && !teardown && e.kind == EventKind::Traceback) teardown = i;
+    // Once there is a cause the fallbacks are moot: the rest of a big job's timeline (its
+    // watchdog family, 30,000 events on tree d) need not be read.
+    if (cause) break;
   }
 
   Finding f;

@@ -15,6 +15,7 @@
 #include "checks.h"
 #include "classify.h"
 #include "discover.h"
+#include "fork_join.h"
 #include "lint.h"
 #include "root_cause.h"
 #include "rule_matcher.h"
@@ -144,36 +145,37 @@ void drop_duplicate_files(std::vector<FileResult>& results, DiagnosticSink& diag
 }
 
 // Year-less stamps (c10, glog) take the year printed elsewhere in the same file, else the most
-// common year printed in the job, else the file's modification time.
-void resolve_years(std::vector<FileResult>& results) {
+// common year printed in the job (job_year below), else the file's modification time.
+void resolve_year(FileResult& r, int job_year) {
+  if (r.first_full_year != 0) return;  // resolved in the file itself
+  auto stamped = [](const Event& e) { return e.civil.has_value(); };
+  if (std::none_of(r.events.begin(), r.events.end(), stamped)) return;
+  int year = job_year;
+  if (year == 0) {
+    std::int64_t days = r.file.mtime_us / 86400000000LL;
+    // Civil year from days since the epoch (Howard Hinnant's algorithm, year part only).
+    std::int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    std::int64_t doe = z - era * 146097;
+    std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    std::int64_t mp = (5 * doy + 2) / 153;
+    year = static_cast<int>(yoe + era * 400 + (mp >= 10 ? 1 : 0));
+    r.diagnostics.push_back({Severity::Info, "timeline.year-from-mtime",
+                             "no log line printed a year; took " + std::to_string(year) +
+                                 " from the file's modification time",
+                             r.file.display_path, 0, "", 1});
+  }
+  apply_year(r, year);
+}
+
+int job_year(const std::vector<FileResult>& results) {
   std::map<int, int> votes;
   for (const auto& r : results)
     if (r.first_full_year != 0) ++votes[r.first_full_year];
-  int job_year = 0, best = 0;
-  for (auto [year, count] : votes)
-    if (count > best) { best = count; job_year = year; }
-  for (auto& r : results) {
-    if (r.first_full_year != 0) continue;  // resolved in the file itself
-    bool needs_year = false;
-    for (const auto& e : r.events) needs_year = needs_year || e.civil.has_value();
-    if (!needs_year) continue;
-    int year = job_year;
-    if (year == 0) {
-      std::int64_t days = r.file.mtime_us / 86400000000LL;
-      // Civil year from days since the epoch (Howard Hinnant's algorithm, year part only).
-      std::int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
-      std::int64_t doe = z - era * 146097;
-      std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-      std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-      std::int64_t mp = (5 * doy + 2) / 153;
-      year = static_cast<int>(yoe + era * 400 + (mp >= 10 ? 1 : 0));
-      r.diagnostics.push_back({Severity::Info, "timeline.year-from-mtime",
-                               "no log line printed a year; took " + std::to_string(year) +
-                                   " from the file's modification time",
-                               r.file.display_path, 0, "", 1});
-    }
-    apply_year(r, year);
-  }
+  int year = 0, best = 0;
+  for (auto [y, count] : votes)
+    if (count > best) { best = count; year = y; }
+  return year;
 }
 
 // A file whose stamps all lie hours away from every other file's: its host's clock is off (or
@@ -220,6 +222,31 @@ void report_clock_skew(std::vector<FileResult>& results) {
                                "ordering across hosts may be wrong; check NTP on that node", 1});
     }
   }
+}
+
+FileSummary summarize_file(const FileResult& r) {
+  FileSummary s;
+  s.path = r.file.display_path;
+  s.compression = compression_name(r.file.compression);
+  s.size_bytes = r.file.size_bytes;
+  s.bytes = r.bytes;
+  s.lines = r.lines;
+  s.events = r.events.size();
+  s.rank = r.file.hint.rank;
+  s.local_rank = r.file.hint.local_rank;
+  s.task = r.file.hint.task;
+  s.skipped = r.binary || r.unopened;
+  return s;
+}
+
+// Threads for the stages after analysis: --jobs, as the analysis workers have finished; one for
+// a small job, where starting a thread costs more than it saves.
+unsigned report_threads(const TriageOptions& options, const std::vector<FileResult>& results) {
+  constexpr std::size_t kParallelFrom = 2048;  // files plus events
+  std::size_t work = results.size();
+  for (const auto& r : results) work += r.events.size();
+  if (work < kParallelFrom) return 1;
+  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
 }
 
 std::string ordering_summary(const std::vector<FileResult>& results) {
@@ -300,41 +327,56 @@ std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vec
 
 Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher,
                     const TriageOptions& options, DiagnosticSink& run_diags) {
+  const unsigned threads = report_threads(options, results);
   Report report;
   report.rule_count = matcher.rules().size();
-  resolve_years(results);
-  report_clock_skew(results);
 
-  std::vector<TimelineEntry> timeline = merge_timeline(results);
-  std::optional<Finding> finding = select_root_cause(timeline, matcher);
-  if (finding) {
-    report.verdict = "failure";
-    report.root_cause = classify_root(*finding, timeline, matcher);
-    JobFacts job = collect_job_facts(results, finding->who.rank);
-    evaluate_checks(*report.root_cause, *timeline[finding->index].event, job, timeline, matcher);
-  } else {
-    report.verdict = "no_failure";
-  }
-  add_script_findings(report, find_scripts(options), run_diags);
-  report.symptoms = group_symptoms(timeline, finding, matcher);
-  report.ordering = ordering_summary(results);
+  // Per file, in slices over the threads: the year, then the timeline's keys, while the file's
+  // events are in cache.
+  const int year = job_year(results);
+  TimelineMerge merge(results);
+  for_each_slice(
+      threads, results.size(), [&](std::size_t i) { return results[i].events.size() + 1; },
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          resolve_year(results[i], year);
+          merge.add_file(i);
+        }
+      });
 
+  // The root cause and its symptoms need the timeline; the clock check, the batch scripts, the
+  // file list and the files' diagnostics do not, and are made beside them. The clock check
+  // writes only the files' diagnostics, which the timeline side never reads.
+  auto timeline_side = [&] {
+    const std::vector<TimelineEntry> timeline = merge.merge();
+    std::optional<Finding> finding = select_root_cause(timeline, matcher);
+    if (finding) {
+      report.verdict = "failure";
+      report.root_cause = classify_root(*finding, timeline, matcher);
+      JobFacts job = collect_job_facts(results, finding->who.rank);
+      evaluate_checks(*report.root_cause, *timeline[finding->index].event, job, timeline, matcher);
+    } else {
+      report.verdict = "no_failure";
+    }
+    report.symptoms = group_symptoms(timeline, finding, matcher);
+  };
+  std::vector<std::string> scripts;
+  std::vector<Diagnostic> file_diagnostics;
+  auto file_side = [&] {
+    report_clock_skew(results);
+    scripts = find_scripts(options);
+    report.ordering = ordering_summary(results);
+    report.files.reserve(results.size());
+    for (auto& r : results) {
+      report.files.push_back(summarize_file(r));
+      for (auto& d : r.diagnostics) file_diagnostics.push_back(std::move(d));
+    }
+  };
+  run_beside(threads, timeline_side, file_side);
+  add_script_findings(report, scripts, run_diags);
   report.diagnostics = run_diags.take();
-  for (auto& r : results) {
-    FileSummary s;
-    s.path = r.file.display_path;
-    s.compression = compression_name(r.file.compression);
-    s.size_bytes = r.file.size_bytes;
-    s.bytes = r.bytes;
-    s.lines = r.lines;
-    s.events = r.events.size();
-    s.rank = r.file.hint.rank;
-    s.local_rank = r.file.hint.local_rank;
-    s.task = r.file.hint.task;
-    s.skipped = r.binary || r.unopened;
-    report.files.push_back(std::move(s));
-    for (auto& d : r.diagnostics) report.diagnostics.push_back(std::move(d));
-  }
+  report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());
+  for (auto& d : file_diagnostics) report.diagnostics.push_back(std::move(d));
   return report;
 }
 

@@ -88,6 +88,28 @@ TEST_CASE("render: the directly written arrays have the library's exact layout a
   }
 }
 
+TEST_CASE("render: a files array of many kilobytes is written whole, in the library's layout") {
+  // The array is written through a cursor that grows the text 64 KiB at a time: thousands of
+  // entries, plain and escaped paths mixed, cross that boundary many times.
+  Report r = sample_report();
+  for (int i = 0; i < 3000; ++i) {
+    std::string path = "logs/node" + std::to_string(i % 97) + "/rank-" + std::to_string(i) + ".err";
+    if (i % 7 == 0) path += "\t\"q\"";
+    if (i % 11 == 0) path += "\xff";
+    if (i % 13 == 0) path.append(static_cast<std::size_t>(i % 300), 'x');
+    r.files.push_back(FileSummary{path, i % 2 ? "gzip" : "none", static_cast<std::uint64_t>(i) * 1000003u,
+                                  static_cast<std::uint64_t>(i), 0, static_cast<std::uint64_t>(i % 5),
+                                  i % 3 ? i : -1, i % 8, -1, i % 5 == 0});
+  }
+  const std::string out = render_json(r);
+  nlohmann::ordered_json doc;
+  REQUIRE_NOTHROW(doc = nlohmann::ordered_json::parse(out));
+  CHECK(doc.dump(2, ' ', false) + "\n" == out);
+  REQUIRE(doc["files"].size() == 3000);
+  CHECK(doc["files"][2999]["path"] == "logs/node89/rank-2999.err");
+  CHECK(doc["files"][2998]["size_bytes"] == 2998u * 1000003u);
+}
+
 TEST_CASE("render: text report lets no escape sequence or control byte through") {
   TextStyle style;
   style.color = false;

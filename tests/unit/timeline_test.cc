@@ -1,8 +1,32 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <tuple>
+
 #include "timeline.h"
 
 using namespace megatriage;
+
+namespace {
+
+// The order merge_timeline promises, by a plain comparison sort: (has a time, time, file id,
+// line), ties in file and event order.
+std::vector<const Event*> reference_order(const std::vector<FileResult>& files) {
+  std::vector<std::tuple<bool, std::int64_t, FileId, std::uint64_t, std::size_t, const Event*>> keys;
+  for (const auto& f : files)
+    for (const auto& e : f.events) {
+      auto t = ordering_time(e);
+      keys.emplace_back(!t, t.value_or(0), e.origin.file, e.origin.line, keys.size(), &e);
+    }
+  std::sort(keys.begin(), keys.end());
+  std::vector<const Event*> out;
+  for (const auto& k : keys) out.push_back(std::get<5>(k));
+  return out;
+}
+
+}  // namespace
 
 TEST_SUITE("timeline") {
 TEST_CASE("timeline: unstamped events order by their upper bound, then file and line") {
@@ -40,5 +64,52 @@ TEST_CASE("timeline: ordering time prefers explicit, then upper bound, then inhe
   CHECK(ordering_time(e) == 20);
   e.time = {30, TimeSource::Explicit, false};
   CHECK(ordering_time(e) == 30);
+}
+TEST_CASE("timeline: the order is the reference order for any thread count and input shape") {
+  // Events out of line order in a file (a traceback is emitted when it ends), ties in time and
+  // line, no time, extreme times; files in id order, then shuffled and with a repeated id.
+  std::mt19937_64 rng(7);
+  const std::int64_t extremes[] = {std::numeric_limits<std::int64_t>::min(), -1, 0,
+                                   std::numeric_limits<std::int64_t>::max()};
+  for (int shape = 0; shape < 3; ++shape) {
+    std::vector<FileResult> files(300);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      files[i].file.id = static_cast<FileId>(i);
+      std::uint64_t line = 1;
+      for (std::uint64_t n = rng() % 9; n > 0; --n) {
+        Event e;
+        line += rng() % 3;  // repeats a line now and then
+        e.origin = {files[i].file.id, rng() % 6 == 0 ? line + rng() % 40 : line, 0};
+        switch (rng() % 5) {
+          case 0: break;  // no time
+          case 1: e.time = {extremes[rng() % 4], TimeSource::Explicit, false}; break;
+          case 2: e.before_us = 1'000'000 + static_cast<std::int64_t>(rng() % 50); break;
+          case 3: e.time = {1'000'000 + static_cast<std::int64_t>(rng() % 50), TimeSource::Inherited, false}; break;
+          default: e.time = {1'000'000 + static_cast<std::int64_t>(rng() % 50) * 1'000'003, TimeSource::Explicit, false};
+        }
+        files[i].events.push_back(e);
+      }
+    }
+    if (shape >= 1) std::shuffle(files.begin(), files.end(), rng);
+    if (shape == 2) {
+      for (auto& e : files[5].events) e.origin.file = files[6].file.id;
+      files[5].file.id = files[6].file.id;
+    }
+    const std::vector<const Event*> want = reference_order(files);
+    for (unsigned threads : {1u, 2u, 3u}) {
+      CAPTURE(shape);
+      CAPTURE(threads);
+      auto got = merge_timeline(files, threads);
+      REQUIRE(got.size() == want.size());
+      bool same = true;
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        same = same && got[k].event == want[k];
+        auto t = ordering_time(*got[k].event);
+        same = same && got[k].key_us == t;
+        same = same && &got[k].file->events.front() <= got[k].event && got[k].event <= &got[k].file->events.back();
+      }
+      CHECK(same);
+    }
+  }
 }
 }

@@ -1,0 +1,93 @@
+// Fork-join for the stages after analysis (report building, rendering), which would otherwise
+// run on one core while the others idle: a task beside the caller's own, or a range cut into
+// slices. Never more threads than `threads`, the caller included; with 1 everything runs on the
+// caller, in order. Not for the per-file analysis, which has its own worker pool.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace megatriage {
+
+/// Runs `first` on the caller and `second` on a helper thread at the same time when threads > 1,
+/// else `first` then `second`. Requires: the two touch no common data that either writes.
+/// An exception from either is rethrown once both have finished (the first one's wins).
+template <typename First, typename Second>
+void run_beside(unsigned threads, First&& first, Second&& second) {
+  if (threads < 2) {
+    first();
+    second();
+    return;
+  }
+  std::exception_ptr first_error, second_error;
+  auto run_second = [&] {
+    try {
+      second();
+    } catch (...) {
+      second_error = std::current_exception();
+    }
+  };
+  std::thread helper;
+  try {
+    helper = std::thread(run_second);
+  } catch (const std::system_error&) {
+    // No thread to be had: the caller runs both, in order.
+  }
+  try {
+    first();
+  } catch (...) {
+    first_error = std::current_exception();
+  }
+  if (helper.joinable()) helper.join();
+  else run_second();
+  if (first_error) std::rethrow_exception(first_error);
+  if (second_error) std::rethrow_exception(second_error);
+}
+
+/// Cuts [0, n) into at most `threads` contiguous slices of about equal total weight(i) and calls
+/// fn(begin, end) for each: the first slice on the caller, the others on helper threads.
+/// Requires: fn is safe to run concurrently on disjoint slices. Exceptions as run_beside.
+template <typename Weight, typename Fn>
+void for_each_slice(unsigned threads, std::size_t n, Weight&& weight, Fn&& fn) {
+  std::vector<std::size_t> cuts{0};
+  if (threads > 1 && n > 1) {
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) total += weight(i);
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i + 1 < n && cuts.size() < threads; ++i) {
+      sum += weight(i);
+      // Cut after i once the slices so far hold their share of the total.
+      if (sum * threads >= total * cuts.size()) cuts.push_back(i + 1);
+    }
+  }
+  cuts.push_back(n);
+  const std::size_t slices = cuts.size() - 1;
+  std::vector<std::exception_ptr> errors(slices);
+  auto run_slice = [&](std::size_t k) {
+    try {
+      fn(cuts[k], cuts[k + 1]);
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> helpers(slices);
+  for (std::size_t k = 1; k < slices; ++k) {
+    try {
+      helpers[k] = std::thread(run_slice, k);
+    } catch (const std::system_error&) {
+      // No thread to be had: the caller runs this slice after its own.
+    }
+  }
+  run_slice(0);
+  for (std::size_t k = 1; k < slices; ++k) {
+    if (helpers[k].joinable()) helpers[k].join();
+    else run_slice(k);
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace megatriage
