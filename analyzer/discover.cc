@@ -284,12 +284,12 @@ class Walker {
       try {
         Local local;
         for (std::size_t k = next++; k < tasks.size(); k = next++) {
-          std::vector<DirTask> stack;
+          std::vector<DirTask> stack;  // subtrees left to open by path
           stack.push_back(std::move(tasks[k]));
           while (!stack.empty()) {
             DirTask task = std::move(stack.back());
             stack.pop_back();
-            list_directory(local, task, stack);
+            walk_subtree(local, task, -1, stack);
           }
         }
         merge(local);
@@ -311,6 +311,24 @@ class Walker {
     worker();
     for (auto& t : threads) t.join();
     if (failed) std::rethrow_exception(failed);
+  }
+
+  // Lists `task` and, depth first, the directories below it, each opened relative to its
+  // parent's still open fd: a lookup of the whole path per directory was a visible share of
+  // the walk. Open directories are few (kOpenDirBudget over all threads, else deeper ones wait
+  // in `later` and are opened by path).
+  void walk_subtree(Local& local, const DirTask& task, int parent_fd, std::vector<DirTask>& later) {
+    std::vector<DirTask> children;
+    UniqueFd dfd = list_directory(local, task, children, parent_fd);
+    if (dfd.get() < 0) return;
+    if (children.empty()) return;
+    if (open_dirs_.fetch_add(1) >= kOpenDirBudget) {
+      open_dirs_.fetch_sub(1);
+      for (DirTask& child : children) later.push_back(std::move(child));
+      return;
+    }
+    for (DirTask& child : children) walk_subtree(local, child, dfd.get(), later);
+    open_dirs_.fetch_sub(1);
   }
 
   // Outside directory symlinks found in the last pass, in display order; the first link to
@@ -361,11 +379,16 @@ class Walker {
 
   // Lists one directory with getdents64 into a fixed buffer: no DIR stream, whose setup
   // costs an fstat and an fcntl per directory (a torchrun tree has one per rank).
-  void list_directory(Local& local, const DirTask& task, std::vector<DirTask>& children) {
-    UniqueFd dfd(::open(task.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  // Lists one directory, opened by its path or, given `parent_fd`, by its name in the parent;
+  // returns it open (closed when the walk could not list it).
+  UniqueFd list_directory(Local& local, const DirTask& task, std::vector<DirTask>& children,
+                          int parent_fd = -1) {
+    const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+    UniqueFd dfd(parent_fd >= 0 ? ::openat(parent_fd, task.path.c_str() + task.path.rfind('/') + 1, flags)
+                                : ::open(task.path.c_str(), flags));
     if (dfd.get() < 0) {
       report_unreadable(local, task.display, errno);
-      return;
+      return dfd;
     }
     std::vector<DevIno> here = task.ancestors;  // the loop check's chain, this directory last
     if (task.id) {
@@ -374,7 +397,7 @@ class Walker {
       struct stat st;
       if (::fstat(dfd.get(), &st) != 0) {
         report_unreadable(local, task.display, errno);
-        return;
+        return UniqueFd(-1);
       }
       const DevIno id{st.st_dev, st.st_ino};
       {
@@ -383,7 +406,7 @@ class Walker {
         if (!walked_dirs_.insert(id).second) {
           local.diags.add(Severity::Info, "discover.duplicate",
                           "'" + task.display + "' is a directory already walked; skipped", task.display);
-          return;
+          return UniqueFd(-1);
         }
       }
       here.push_back(id);
@@ -417,6 +440,7 @@ class Walker {
         }
       }
     }
+    return dfd;
   }
 
   void visit_entry(Local& local, int dfd, const char* name, const std::string& path,
@@ -532,6 +556,8 @@ class Walker {
   std::set<DevIno> walked_dirs_;
   std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
   std::vector<std::vector<SourceFile>> found_parts_;  // each thread's finds, in no order
+  static constexpr int kOpenDirBudget = 256;
+  std::atomic<int> open_dirs_{0};  // directories held open by walk_subtree, all threads
 };
 
 }  // namespace

@@ -14,6 +14,7 @@ class UniqueFd {
   }
   UniqueFd(const UniqueFd&) = delete;
   UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
   int get() const { return fd_; }
   /// Gives the descriptor up without closing it.
   int release() {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -472,6 +473,29 @@ TEST_SUITE("discover") {
         CAPTURE(jobs);
         CHECK(report(progress, jobs) == want);
       }
+  }
+
+  TEST_CASE("discover: a tree deeper than the directories the walk keeps open") {
+    // Past 256 open directories the walk opens the rest by path: nothing is lost either way.
+    TempDir tmp;
+    std::string deep = "logs";
+    for (int level = 0; level < 300; ++level) {
+      deep += "/d";
+      if (level % 50 == 0) tmp.write(deep + "/rank" + std::to_string(level) + ".err", "x\n");
+    }
+    tmp.write(deep + "/bottom.err", "x\n");
+    for (unsigned threads : {1u, 2u}) {
+      CAPTURE(threads);
+      DiscoverOptions options;
+      options.threads = threads;
+      options.stat_files = false;
+      DiagnosticSink diags;
+      std::vector<SourceFile> files = discover_sources({tmp / "logs"}, options, diags);
+      CHECK(diags.empty());
+      REQUIRE(files.size() == 7);
+      CHECK(std::any_of(files.begin(), files.end(),
+                        [&](const SourceFile& f) { return f.display_path == tmp / deep + "/bottom.err"; }));
+    }
   }
 
   TEST_CASE("discover: a nonexistent argument is an error diagnostic") {
