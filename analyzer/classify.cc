@@ -96,10 +96,10 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   r.year_inferred = e.time.year_inferred;
   r.exception = e.text;
   if (e.kind == EventKind::Traceback) {
-    for (const auto& b : e.traceback.blocks)
+    for (const auto& b : e.traceback->blocks)
       if (!b.exception.empty()) r.chain.push_back(b.exception);
     if (e.decisive_block >= 0) {
-      const auto& frames = e.traceback.blocks[static_cast<std::size_t>(e.decisive_block)].frames;
+      const auto& frames = e.traceback->blocks[static_cast<std::size_t>(e.decisive_block)].frames;
       std::size_t from = frames.size() > kKeyFrames ? frames.size() - kKeyFrames : 0;
       r.frames.assign(frames.begin() + static_cast<long>(from), frames.end());
     }
@@ -138,7 +138,7 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
     if (finding && (i == finding->index || i == finding->location)) continue;
     const Event& e = *timeline[i].event;
     if (e.kind == EventKind::ChildFailure) continue;
-    if (e.kind == EventKind::Traceback && e.traceback.incomplete) continue;
+    if (e.kind == EventKind::Traceback && e.traceback->incomplete) continue;
     RuleRole role = event_role(e, matcher);
     if (role == RuleRole::Context) continue;
     const Rule* rule = best_rule(e, matcher);

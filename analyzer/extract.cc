@@ -93,7 +93,7 @@ std::string block_text(const ExceptionBlock& b) {
 std::string matched_text(const Event& e) {
   if (e.matches.empty()) return {};
   if (e.kind == EventKind::Traceback)
-    return block_text(e.traceback.blocks[static_cast<std::size_t>(e.decisive_block)]);
+    return block_text(e.traceback->blocks[static_cast<std::size_t>(e.decisive_block)]);
   return e.matched_line ? *e.matched_line : e.text;
 }
 

@@ -37,6 +37,40 @@ struct ChildFailure {
   int table_index = 0;   // which table in the file (0-based)
 };
 
+/// A value kept on the heap, for the parts of an Event that most events do not have (a big
+/// job has tens of thousands of events, nearly all matched lines): copies are deep, and an
+/// empty box reads as a default value and fills on first write.
+template <class T>
+class Boxed {
+ public:
+  Boxed() = default;
+  Boxed(const Boxed& other) : value_(other.value_ ? std::make_unique<T>(*other.value_) : nullptr) {}
+  Boxed& operator=(const Boxed& other) {
+    if (this != &other) value_ = other.value_ ? std::make_unique<T>(*other.value_) : nullptr;
+    return *this;
+  }
+  Boxed(Boxed&&) noexcept = default;
+  Boxed& operator=(Boxed&&) noexcept = default;
+  Boxed& operator=(T value) {
+    value_ = std::make_unique<T>(std::move(value));
+    return *this;
+  }
+  const T& operator*() const { return value_ ? *value_ : empty(); }
+  const T* operator->() const { return &**this; }
+  T& operator*() {
+    if (!value_) value_ = std::make_unique<T>();
+    return *value_;
+  }
+  T* operator->() { return &**this; }
+
+ private:
+  static const T& empty() {
+    static const T none{};
+    return none;
+  }
+  std::unique_ptr<T> value_;
+};
+
 /// Something worth knowing that happened at one place. Owns its strings (events are rare).
 struct Event {
   EventKind kind = EventKind::RuleLine;
@@ -49,8 +83,8 @@ struct Event {
   std::optional<CivilTime> civil, before_civil;
   Attribution who;
   std::string text;              // exception line / matched line body (capped)
-  Traceback traceback;           // kind == Traceback
-  ChildFailure child;            // kind == ChildFailure
+  Boxed<Traceback> traceback;    // kind == Traceback
+  Boxed<ChildFailure> child;     // kind == ChildFailure
   std::vector<RuleMatch> matches;  // best first; for tracebacks, those of the decisive block
   // The line the rules matched, only when `text` is not it (cut to the event cap or UTF-8
   // repaired; rare): captures need the very text matched. See matched_text(). A pointer, not a

@@ -10,7 +10,7 @@ namespace megatriage {
 namespace {
 
 bool is_python_traceback(const Event& e) {
-  return e.kind == EventKind::Traceback && !e.traceback.incomplete && e.decisive_block >= 0;
+  return e.kind == EventKind::Traceback && !e.traceback->incomplete && e.decisive_block >= 0;
 }
 
 int leading_int(const std::string& s) {
@@ -34,8 +34,8 @@ void rank_from_launcher_table(const std::vector<TimelineEntry>& timeline, const 
     for (const auto& entry : timeline) {
       const Event& e = *entry.event;
       if (e.kind == EventKind::ChildFailure && e.origin.file == root.origin.file &&
-          e.who.task == root.who.task && e.child.local_rank == who.local_rank && e.child.rank >= 0) {
-        ranks.insert(e.child.rank);
+          e.who.task == root.who.task && e.child->local_rank == who.local_rank && e.child->rank >= 0) {
+        ranks.insert(e.child->rank);
         if (line == 0) line = e.origin.line;
       }
     }
@@ -54,15 +54,15 @@ void rank_from_launcher_table(const std::vector<TimelineEntry>& timeline, const 
     if (e.origin.file != root.origin.file) continue;
     if (is_python_traceback(e) && e.who.rank < 0 && event_role(e, matcher) == RuleRole::Cause)
       ++unranked_causes;
-    if (e.kind == EventKind::ChildFailure && e.child.root_cause_section &&
+    if (e.kind == EventKind::ChildFailure && e.child->root_cause_section &&
         e.origin.file == root.origin.file && e.who.task == root.who.task &&
         e.origin.line > root.last_line &&
         (table_entry == nullptr || e.origin.line < table_entry->origin.line))
       table_entry = &e;
   }
-  if (unranked_causes == 1 && table_entry != nullptr && table_entry->child.rank >= 0) {
-    who.rank = table_entry->child.rank;
-    if (who.local_rank < 0) who.local_rank = table_entry->child.local_rank;
+  if (unranked_causes == 1 && table_entry != nullptr && table_entry->child->rank >= 0) {
+    who.rank = table_entry->child->rank;
+    if (who.local_rank < 0) who.local_rank = table_entry->child->local_rank;
     reasons.push_back("rank " + std::to_string(who.rank) +
                       " from the launcher's ChildFailedError table after the traceback (line " +
                       std::to_string(table_entry->origin.line) + ")");
@@ -77,9 +77,9 @@ void rank_from_sigkill(const std::vector<TimelineEntry>& timeline, Attribution& 
   int local_rank = -1;
   for (const auto& entry : timeline) {
     const Event& e = *entry.event;
-    if (e.kind == EventKind::ChildFailure && e.child.exitcode == -9 && e.child.rank >= 0) {
-      killed.insert(e.child.rank);
-      local_rank = e.child.local_rank;
+    if (e.kind == EventKind::ChildFailure && e.child->exitcode == -9 && e.child->rank >= 0) {
+      killed.insert(e.child->rank);
+      local_rank = e.child->local_rank;
     }
   }
   if (killed.size() == 1) {
@@ -100,9 +100,9 @@ void host_for_rank(const std::vector<TimelineEntry>& timeline, const RuleMatcher
   for (const auto& entry : timeline) {
     const Event& e = *entry.event;
     if (e.kind == EventKind::ChildFailure) {
-      nproc = std::max(nproc, e.child.local_rank + 1);
-      std::string h = short_host(e.child.host);
-      if (who.rank >= 0 && e.child.rank == who.rank && !h.empty() && h != "localhost") {
+      nproc = std::max(nproc, e.child->local_rank + 1);
+      std::string h = short_host(e.child->host);
+      if (who.rank >= 0 && e.child->rank == who.rank && !h.empty() && h != "localhost") {
         who.host = h;
         return;
       }

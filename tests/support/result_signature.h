@@ -25,9 +25,9 @@ inline std::string signature(const FileResult& r) {
     // Fields are captured later from the matched text: equal texts and rules, equal fields.
     for (const auto& m : e.matches) out << " rule " << m.rule_index;
     if (e.matched_line) out << " matched " << *e.matched_line;
-    if (e.kind == EventKind::Traceback) out << "\n" << to_debug_string(e.traceback);
+    if (e.kind == EventKind::Traceback) out << "\n" << to_debug_string(*e.traceback);
     if (e.kind == EventKind::ChildFailure)
-      out << " child " << e.child.rank << " " << e.child.exitcode << " " << e.child.host;
+      out << " child " << e.child->rank << " " << e.child->exitcode << " " << e.child->host;
     out << "\n";
   }
   for (const auto& f : r.facts) out << "fact " << f.key << "=" << f.value << " @" << f.line << " r" << f.rank << "\n";

@@ -37,6 +37,21 @@ const Event* first_of(const FileResult& r, EventKind kind) {
 }  // namespace
 
 TEST_SUITE("extract") {
+TEST_CASE("extract: a Boxed part reads as a default when empty and copies deeply") {
+  Boxed<ChildFailure> empty;
+  CHECK(empty->rank == ChildFailure{}.rank);  // const read: nothing allocated, a default value
+  Boxed<ChildFailure> a;
+  a->rank = 7;  // a write fills it
+  Boxed<ChildFailure> b = a;
+  b->rank = 8;
+  CHECK(a->rank == 7);
+  CHECK(b->rank == 8);
+  Boxed<ChildFailure> c = std::move(b);
+  CHECK(c->rank == 8);
+  a = c;
+  CHECK(a->rank == 8);
+}
+
 TEST_CASE("extract: prefixed tracebacks of two ranks interleaved are demultiplexed") {
   FileResult r = analyze_text(
       "[rank1]: Traceback (most recent call last):\n"
@@ -53,7 +68,7 @@ TEST_CASE("extract: prefixed tracebacks of two ranks interleaved are demultiplex
     if (e.who.rank == 1) {
       CHECK(e.origin.line == 1);
       CHECK(e.text == "ValueError: one");
-      CHECK(e.traceback.blocks[0].frames.at(0).path == "/ws/a.py");
+      CHECK(e.traceback->blocks[0].frames.at(0).path == "/ws/a.py");
     } else {
       CHECK(e.who.rank == 0);
       CHECK(e.origin.line == 2);
@@ -98,13 +113,13 @@ TEST_CASE("extract: the ChildFailedError table yields one entry per failure") {
   for (const auto& e : r.events)
     if (e.kind == EventKind::ChildFailure) entries.push_back(&e);
   REQUIRE(entries.size() == 2);
-  CHECK(entries[0]->child.rank == 3);
-  CHECK(entries[0]->child.local_rank == 1);
-  CHECK(entries[0]->child.exitcode == -9);
-  CHECK(entries[0]->child.pid == 10923);
-  CHECK_FALSE(entries[0]->child.root_cause_section);
+  CHECK(entries[0]->child->rank == 3);
+  CHECK(entries[0]->child->local_rank == 1);
+  CHECK(entries[0]->child->exitcode == -9);
+  CHECK(entries[0]->child->pid == 10923);
+  CHECK_FALSE(entries[0]->child->root_cause_section);
   CHECK(entries[0]->who.host == "node2");
-  CHECK(entries[1]->child.root_cause_section);
+  CHECK(entries[1]->child->root_cause_section);
   CHECK(entries[1]->time.source == TimeSource::Explicit);
 }
 
@@ -312,11 +327,11 @@ TEST_CASE("extract: a snapshot includes a traceback whose exception line has arr
   IncrementalAnalyzer inc(file, repo_matcher(), AnalyzeOptions{});
   inc.feed("[rank3]: Traceback (most recent call last):\n[rank3]:   File \"/ws/t.py\", line 1, in f\n");
   CHECK(inc.snapshot().events.empty() == false);  // cut-off traceback (incomplete) is visible
-  CHECK(inc.snapshot().events[0].traceback.incomplete);
+  CHECK(inc.snapshot().events[0].traceback->incomplete);
   inc.feed("[rank3]: ModuleNotFoundError: No module named 'wandb'\n");
   FileResult r = inc.snapshot();
   REQUIRE(r.events.size() == 1);
-  CHECK_FALSE(r.events[0].traceback.incomplete);
+  CHECK_FALSE(r.events[0].traceback->incomplete);
   CHECK(r.events[0].text == "ModuleNotFoundError: No module named 'wandb'");
   inc.feed("[rank3]: partial line without newline");
   CHECK(inc.snapshot().lines == 3);
