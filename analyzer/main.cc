@@ -30,11 +30,12 @@ constexpr int kExitUsage = 2;
 // dies with the process. Freeing it object by object costs more CPU than rendering the report
 // on a 9,000-file job. Builds that check for leaks (sanitizers, fuzzing) free as usual.
 int exit_without_freeing(int rc) {
-#ifndef MEGATRIAGE_CHECK_LEAKS
+#ifdef MEGATRIAGE_CHECK_LEAKS
+  return rc;
+#else
   std::fflush(nullptr);
   std::_Exit(rc);
 #endif
-  return rc;
 }
 
 const char* kExamples = R"(

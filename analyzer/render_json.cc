@@ -139,14 +139,24 @@ Cursor& nullable(Cursor& out, std::string_view s) {
   return out;
 }
 
-// The two arrays spelled out in dump(2)'s layout, to follow `"key": `: an element indented by 4,
-// its fields by 6. Each piece of layout is one literal, which the compiler copies inline.
-void append_files(std::string& text, const std::vector<FileSummary>& files) {
+// An array of objects spelled out in dump(2)'s layout, to follow `"key": `: an element indented
+// by 4, its fields by 6. `write` puts an element's fields after `"<first_key>": `; each piece
+// of layout is one literal, which the compiler copies inline.
+template <class T, class Write>
+void append_objects(std::string& text, const std::vector<T>& items, std::string_view first_key, Write write) {
   Cursor out(text);
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const FileSummary& f = files[i];
-    if (i == 0) out.put("[\n    {\n      \"path\": ");
-    else out.put(",\n    {\n      \"path\": ");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out.put(i == 0 ? std::string_view("[\n    {\n      \"") : std::string_view(",\n    {\n      \""))
+        .put(first_key)
+        .put("\": ");
+    write(out, items[i]);
+    out.put("\n    }");
+  }
+  out.put(items.empty() ? "[]" : "\n  ]");
+}
+
+void append_files(std::string& text, const std::vector<FileSummary>& files) {
+  append_objects(text, files, "path", [](Cursor& out, const FileSummary& f) {
     append_string(out, f.path);
     append_string(out.put(",\n      \"compression\": "), f.compression);
     out.put(",\n      \"size_bytes\": ").number(f.size_bytes);
@@ -157,17 +167,11 @@ void append_files(std::string& text, const std::vector<FileSummary>& files) {
     nullable(out.put(",\n      \"local_rank\": "), f.local_rank);
     nullable(out.put(",\n      \"task\": "), f.task);
     out.put(",\n      \"skipped\": ").put(f.skipped ? std::string_view("true") : std::string_view("false"));
-    out.put("\n    }");
-  }
-  out.put(files.empty() ? "[]" : "\n  ]");
+  });
 }
 
 void append_diagnostics(std::string& text, const std::vector<Diagnostic>& diagnostics) {
-  Cursor out(text);
-  for (std::size_t i = 0; i < diagnostics.size(); ++i) {
-    const Diagnostic& d = diagnostics[i];
-    if (i == 0) out.put("[\n    {\n      \"severity\": ");
-    else out.put(",\n    {\n      \"severity\": ");
+  append_objects(text, diagnostics, "severity", [](Cursor& out, const Diagnostic& d) {
     append_string(out, severity_name(d.severity));
     append_string(out.put(",\n      \"code\": "), d.code);
     append_string(out.put(",\n      \"message\": "), d.message);
@@ -175,9 +179,7 @@ void append_diagnostics(std::string& text, const std::vector<Diagnostic>& diagno
     nullable(out.put(",\n      \"line\": "), d.line ? static_cast<long long>(d.line) : -1);
     nullable(out.put(",\n      \"hint\": "), d.hint);
     out.put(",\n      \"count\": ").number(d.count);
-    out.put("\n    }");
-  }
-  out.put(diagnostics.empty() ? "[]" : "\n  ]");
+  });
 }
 
 }  // namespace

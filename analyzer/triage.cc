@@ -241,12 +241,18 @@ FileSummary summarize_file(const FileResult& r) {
 
 // Threads for the stages after analysis: --jobs, as the analysis workers have finished; one for
 // a small job, where starting a thread costs more than it saves.
+// --jobs, or every hardware thread when not given: the walk, the rules, the analysis and the
+// report all use this many.
+unsigned job_count(const TriageOptions& options) {
+  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+}
+
 unsigned report_threads(const TriageOptions& options, const std::vector<FileResult>& results) {
   constexpr std::size_t kParallelFrom = 2048;  // files plus events
   std::size_t work = results.size();
   for (const auto& r : results) work += r.events.size();
   if (work < kParallelFrom) return 1;
-  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  return job_count(options);
 }
 
 std::string ordering_summary(const std::vector<FileResult>& results) {
@@ -319,7 +325,7 @@ std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vec
                                           DiagnosticSink& diags) {
   dirs = {default_rules_dir()};
   dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
-  const unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = job_count(options);
   auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags, threads), diags);
   matcher->set_prefilter_enabled(options.prefilter);
   return matcher;
@@ -404,7 +410,7 @@ TriageOutcome run_triage(const TriageOptions& options) {
   });
   DiscoverOptions dopts;
   dopts.follow_symlinks_outside = options.follow_symlinks_outside;
-  dopts.threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  dopts.threads = job_count(options);
   // The progress line needs the total size before the scan; otherwise open_source's stat is
   // the only one a file gets.
   dopts.stat_files = options.progress;
@@ -426,7 +432,7 @@ TriageOutcome run_triage(const TriageOptions& options) {
     }
   }
 
-  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned jobs = job_count(options);
   AnalyzeOptions analyze = options.analyze;
   analyze.triggers = triggers.get();
   const Clock::time_point analyze_start = Clock::now();
