@@ -538,7 +538,7 @@ class FileAnalyzer {
 };
 
 std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags,
-                                                     TriggerScanner::Engine engine) {
+                                                     TriggerScanner::Engine engine, const RunCache* cache) {
   std::vector<std::pair<std::string, int>> rule_needles;
   std::vector<std::string> anchors;
   if (!matcher.line_needles(rule_needles)) return nullptr;
@@ -553,7 +553,7 @@ std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher,
   for (std::string_view l : kTableFields) anchors.emplace_back(l);
   for (std::string_view l : kTableHeads) anchors.emplace_back(l);
   for (std::string_view l : kHostLines) anchors.emplace_back(l);
-  auto scanner = std::make_unique<TriggerScanner>(needles, anchors, diags, engine);
+  auto scanner = std::make_unique<TriggerScanner>(needles, anchors, diags, engine, cache);
   if (!scanner->ok()) return nullptr;
   return scanner;
 }

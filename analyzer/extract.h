@@ -118,10 +118,11 @@ struct AnalyzeOptions {
 
 /// The trigger search for analyze_*: `matcher`'s Line needles plus the anchors of the traceback,
 /// fact, ChildFailedError-table and host extractors. Null when the matcher cannot list its
-/// needles (a rule without one, prefilter disabled) or the search does not compile.
+/// needles (a rule without one, prefilter disabled) or the search does not compile. `cache`:
+/// where a compiled search may be found or kept (see TriggerScanner).
 std::unique_ptr<TriggerScanner> make_trigger_scanner(
     const RuleMatcher& matcher, DiagnosticSink& diags,
-    TriggerScanner::Engine engine = TriggerScanner::Engine::Best);
+    TriggerScanner::Engine engine = TriggerScanner::Engine::Best, const RunCache* cache = nullptr);
 
 /// Per-file outcome. `events` are in line order.
 struct FileResult {

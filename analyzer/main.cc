@@ -16,6 +16,7 @@
 #include "lint.h"
 #include "render.h"
 #include "rules.h"
+#include "run_cache.h"
 #include "triage.h"
 #include "watch.h"
 
@@ -111,6 +112,7 @@ int watch_command(int argc, char** argv) {
                "megatriage watch"};
   megatriage::WatchOptions options;
   options.triage.paths.clear();
+  options.triage.cache = &megatriage::RunCache::from_environment();
   std::string format = "text";
   app.add_option("paths", options.triage.paths, "Log files or directories (default: logs)");
   app.add_option("--job", options.job_id, "SLURM job id: stop when the job ends");
@@ -157,6 +159,7 @@ int main(int argc, char** argv) {
   app.footer(kExamples);
   megatriage::TriageOptions options;
   options.paths.clear();
+  options.cache = &megatriage::RunCache::from_environment();
   std::string format = "text", output, color = "auto";
   bool no_prefilter = false;
   app.add_option("paths", options.paths, "Log files or directories (default: logs)");

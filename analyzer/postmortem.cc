@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "render.h"
+#include "run_cache.h"
 #include "triage.h"
 
 namespace megatriage {
@@ -453,6 +454,7 @@ int run_postmortem(const PostmortemOptions& options, std::string& out, std::stri
 
   TriageOptions topts;
   topts.paths = paths;
+  topts.cache = &RunCache::from_environment();
   topts.rules_dirs = options.rules_dirs;
   Report report;
   if (!paths.empty()) {

@@ -3,6 +3,7 @@
 
 #include "rules.h"
 #include "rule_regex_options.h"
+#include "run_cache.h"
 
 #include <re2/re2.h>
 
@@ -151,6 +152,7 @@ struct RuleContext {
   DiagnosticSink& diags;
   int problems = 0;
   std::uint64_t column = 0;  // of the rule's "id" key; 0: unknown
+  bool run_samples = true;   // false: this file's text passed every check before (RunCache)
 
   std::string where() const {
     return line ? source_name + ":" + std::to_string(line) : source_name;
@@ -264,7 +266,7 @@ bool check_compiled_parts(const Rule& rule, RuleContext& ctx,
   if (rule.match_samples.empty()) {
     ctx.report("rules.bad-value", "\"samples.match\" needs at least one sample");
   }
-  check_samples(rule, re, ctx);
+  if (ctx.run_samples) check_samples(rule, re, ctx);
   if (ctx.problems != before) return false;
   if (keep != nullptr) *keep = std::move(compiled);
   return true;
@@ -503,7 +505,7 @@ const char* role_name(RuleRole r) {
 }
 
 std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
-                                   DiagnosticSink& diags) {
+                                   DiagnosticSink& diags, bool run_samples) {
   std::vector<Rule> out;
   json doc;
   try {
@@ -560,6 +562,7 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
     }
     RuleContext ctx{source_name, line, label, diags};
     ctx.column = column;
+    ctx.run_samples = run_samples;
     Rule rule;
     bool ok = false;
     try {
@@ -600,7 +603,7 @@ int check_rule_samples(const std::vector<Rule>& rules, DiagnosticSink& diags) {
 }
 
 std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags,
-                             unsigned threads) {
+                             unsigned threads, const RunCache* cache) {
   namespace fs = std::filesystem;
   // First the plan, in order: what each directory listing said and the files to parse. Then
   // the files are parsed and checked (the regexes compiled and run on their samples: most of a
@@ -661,7 +664,11 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
                        step.path);
         continue;
       }
-      step.rules = parse_rules_text(text, step.path, step.diags);
+      // Running the samples is most of a file's check; a text that passed before need not.
+      const std::string key = cache != nullptr ? cache->key("rules-checked", text) : std::string();
+      const bool checked_before = cache != nullptr && cache->get(key, 16).has_value();
+      step.rules = parse_rules_text(text, step.path, step.diags, !checked_before);
+      if (cache != nullptr && !checked_before && step.diags.items().empty()) cache->put(key, "ok\n");
     }
   };
   std::vector<std::thread> helpers;

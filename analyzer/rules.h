@@ -17,6 +17,8 @@ class RE2;
 
 namespace megatriage {
 
+class RunCache;
+
 /// What text a rule is matched against.
 enum class AppliesTo : std::uint8_t {
   Line,       // any line body (after prefixes): NCCL WARN, c10 lines, srun/slurmstepd, agent
@@ -63,13 +65,16 @@ struct Rule {
 /// replaces the earlier one. Validation problems are diagnostics (codes `rules.*`, message
 /// `file:line:column: ...` when a position is known); invalid rules are dropped.
 /// Returns the valid rules sorted by id. Files are parsed and checked on up to `threads`
-/// threads; the result and diagnostics do not depend on it.
+/// threads; the result and diagnostics do not depend on it. With a `cache`, a file whose exact
+/// text passed every check before (with this executable) skips running its samples, and one
+/// that passes now is remembered; the result and diagnostics are the same.
 std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags,
-                             unsigned threads = 1);
+                             unsigned threads = 1, const RunCache* cache = nullptr);
 
 /// Parses one rules file's text (for tests and fuzzing). `source_name` appears in diagnostics.
+/// `run_samples` false skips checking the samples (for a text known to pass them).
 std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
-                                   DiagnosticSink& diags);
+                                   DiagnosticSink& diags, bool run_samples = true);
 
 /// Checks rules against their samples (regex and needles). Problems are diagnostics.
 /// Returns the number of problems found. `load_rules` already drops rules that fail this.

@@ -326,7 +326,7 @@ std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vec
   dirs = {default_rules_dir()};
   dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
   const unsigned threads = job_count(options);
-  auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags, threads), diags);
+  auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags, threads, options.cache), diags);
   matcher->set_prefilter_enabled(options.prefilter);
   return matcher;
 }
@@ -402,7 +402,8 @@ TriageOutcome run_triage(const TriageOptions& options) {
       matcher = load_matcher(options, dirs, run_diags);
       triggers = make_trigger_scanner(*matcher, run_diags,
                                       options.builtin_search ? TriggerScanner::Engine::Builtin
-                                                             : TriggerScanner::Engine::Best);
+                                                             : TriggerScanner::Engine::Best,
+                                      options.cache);
       out.compile_s = seconds_since(start);
     } catch (...) {
       compile_error = std::current_exception();

@@ -1,5 +1,7 @@
 #include "trigger_scan.h"
 
+#include "run_cache.h"
+
 #if MEGATRIAGE_HAVE_VECTORSCAN
 #include <hs/hs.h>
 #endif
@@ -7,7 +9,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -87,17 +91,6 @@ void find_times(std::string_view text, std::vector<TriggerScanner::Hit>& hits) {
 }
 
 #if MEGATRIAGE_HAVE_VECTORSCAN
-std::string escape_literal(const std::string& literal) {
-  std::string out;
-  out.reserve(literal.size() * 4);
-  char buf[5];
-  for (unsigned char c : literal) {
-    std::snprintf(buf, sizeof buf, "\\x%02x", c);
-    out += buf;
-  }
-  return out;
-}
-
 // Scratch space is per thread; one scratch serves every database (hs_alloc_scratch grows it).
 struct ThreadScratch {
   hs_scratch_t* scratch = nullptr;
@@ -123,7 +116,7 @@ int on_match(unsigned int id, unsigned long long, unsigned long long to, unsigne
 
 TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
                                const std::vector<std::string>& anchors, DiagnosticSink& diags,
-                               Engine engine) {
+                               Engine engine, const RunCache* cache) {
   // A literal that contains another one finds no line the shorter one misses: drop it (the
   // search costs about linearly in the number of literals). The kept one then stands for a
   // needle whenever a needle contains it, and a hit on it names every such needle's tag.
@@ -162,12 +155,13 @@ TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
   }
 #if MEGATRIAGE_HAVE_VECTORSCAN
   if (engine == Engine::Best) {
-    compile_vectorscan(needed, diags);
+    compile_vectorscan(needed, diags, cache);
     if (database_ != nullptr) return;
   }
 #endif
   (void)engine;
   (void)diags;
+  (void)cache;
   for (std::size_t i = 0; i < needed.size(); ++i) {
     if (needed[i].size() == 1) {
       single_bytes_ += needed[i];
@@ -181,19 +175,38 @@ TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
 }
 
 #if MEGATRIAGE_HAVE_VECTORSCAN
-void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags) {
-  std::vector<std::string> patterns;
-  for (const std::string& l : literals) patterns.push_back(escape_literal(l));
-
+void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags,
+                                        const RunCache* cache) {
+  static std::atomic<std::uint64_t> serials{0};
+  // The database depends on the literals, their order (ids) and the Vectorscan build; it is
+  // compiled for this CPU, which the cache key (this executable on this machine) pins too.
+  std::string key;
+  if (cache != nullptr && cache->enabled()) {
+    std::string what = hs_version();
+    for (const std::string& l : literals) what.append(1, '\0').append(std::to_string(l.size())).append(1, ':').append(l);
+    key = cache->key("triggers", what);
+    if (std::optional<std::string> bytes = cache->get(key)) {
+      hs_database_t* db = nullptr;
+      if (hs_deserialize_database(bytes->data(), bytes->size(), &db) == HS_SUCCESS) {
+        database_ = new Database{db, ++serials};
+        from_cache_ = true;
+        return;
+      }
+    }
+  }
   std::vector<const char*> expressions;
-  std::vector<unsigned> flags(patterns.size(), 0), ids(patterns.size(), 0);
+  std::vector<std::size_t> lengths;
+  std::vector<unsigned> flags(literals.size(), 0), ids(literals.size(), 0);
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<unsigned>(i);
-  for (const std::string& p : patterns) expressions.push_back(p.c_str());
+  for (const std::string& l : literals) {
+    expressions.push_back(l.data());
+    lengths.push_back(l.size());
+  }
   hs_database_t* db = nullptr;
   hs_compile_error_t* error = nullptr;
-  if (hs_compile_multi(expressions.data(), flags.data(), ids.data(),
-                       static_cast<unsigned>(expressions.size()), HS_MODE_BLOCK, nullptr, &db,
-                       &error) != HS_SUCCESS) {
+  if (hs_compile_lit_multi(expressions.data(), flags.data(), ids.data(), lengths.data(),
+                           static_cast<unsigned>(expressions.size()), HS_MODE_BLOCK, nullptr, &db,
+                           &error) != HS_SUCCESS) {
     diags.add(Severity::Warning, "rules.trigger-scan-unavailable",
               std::string("could not compile the trigger search (") +
                   (error != nullptr && error->message != nullptr ? error->message : "unknown error") +
@@ -202,8 +215,13 @@ void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals
     hs_free_compile_error(error);
     return;
   }
-  static std::atomic<std::uint64_t> serials{0};
   database_ = new Database{db, ++serials};
+  char* bytes = nullptr;
+  std::size_t size = 0;
+  if (!key.empty() && hs_serialize_database(db, &bytes, &size) == HS_SUCCESS) {
+    cache->put(key, std::string_view(bytes, size));
+    std::free(bytes);  // hs_serialize_database allocates with the default allocator (malloc)
+  }
 }
 #endif
 

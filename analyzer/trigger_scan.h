@@ -18,6 +18,8 @@
 
 namespace megatriage {
 
+class RunCache;
+
 class TriggerScanner {
  public:
   enum class Engine { Best, Builtin };
@@ -30,9 +32,10 @@ class TriggerScanner {
   /// Compiles `needles` and `anchors` (byte strings, matched case-sensitively) plus the
   /// time-of-day shape. Needles are what a line must hold for a rule to match it; anchors are
   /// what the other extractors look for. On failure `ok()` is false and a diagnostic says why
-  /// (callers then visit every line).
+  /// (callers then visit every line). With a `cache`, a Vectorscan database compiled before for
+  /// the same literals (by this executable) is loaded instead of compiled, and a new one kept.
   TriggerScanner(const std::vector<Needle>& needles, const std::vector<std::string>& anchors,
-                 DiagnosticSink& diags, Engine engine = Engine::Best);
+                 DiagnosticSink& diags, Engine engine = Engine::Best, const RunCache* cache = nullptr);
   ~TriggerScanner();
   TriggerScanner(const TriggerScanner&) = delete;
   TriggerScanner& operator=(const TriggerScanner&) = delete;
@@ -41,6 +44,8 @@ class TriggerScanner {
   /// "vectorscan" or "builtin".
   const char* engine_name() const { return database_ != nullptr ? "vectorscan" : "builtin"; }
   std::size_t literal_count() const { return literal_count_; }
+  /// Whether the search was loaded from the RunCache rather than compiled.
+  bool from_cache() const { return from_cache_; }
 
   /// One trigger occurrence: the offset (within the scanned text) of its last byte, and whether
   /// a needle may be there (a needle, or a literal that a needle contains: the search keeps
@@ -61,11 +66,13 @@ class TriggerScanner {
   void scan(std::string_view text, std::vector<Hit>& hits) const;
 
  private:
-  void compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags);
+  void compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags,
+                          const RunCache* cache);
   void scan_vectorscan(std::string_view text, std::vector<Hit>& hits) const;
   struct Database;
   Database* database_ = nullptr;
   std::size_t literal_count_ = 0;
+  bool from_cache_ = false;
   std::vector<std::vector<int>> tags_;  // per literal: needle_tags()
   // Built-in engine: literals of 2+ bytes by byte pair (tag 1: needle), single bytes by memchr.
   bool builtin_ = false;

@@ -16,6 +16,7 @@
 #include "../support/repo_rules.h"
 #include "../support/result_signature.h"
 #include "rules.h"
+#include "run_cache.h"
 #include "timestamp.h"
 
 using namespace megatriage;
@@ -158,6 +159,49 @@ TEST_CASE("fast path: a hit names the tags of every needle that contains its lit
     CAPTURE(engine == TriggerScanner::Engine::Best);
     CHECK(seen == "10n,3,7 17n,5,9 29a@stamp 39a 41n ");
   }
+}
+
+TEST_CASE("fast path: a cached trigger search finds what a compiled one finds; a damaged entry is replaced") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("megatriage-trigger-cache-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const RunCache cache(dir.string());
+  const std::string text = generated_log();
+  auto hits_of = [&](const TriggerScanner& scanner) {
+    std::vector<TriggerScanner::Hit> hits;
+    scanner.scan(text, hits);
+    std::string out;
+    for (const auto& h : hits) out += std::to_string(h.end) + ":" + std::to_string(h.literal) + (h.needle ? "n " : "a ");
+    return out;
+  };
+  DiagnosticSink diags;
+  auto compiled = make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Best, &cache);
+  REQUIRE(compiled != nullptr);
+  CHECK_FALSE(compiled->from_cache());
+  const std::string expected = hits_of(*compiled);
+  CHECK(expected == hits_of(repo_triggers()));
+  if (std::string(compiled->engine_name()) == "vectorscan") {
+    auto loaded = make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Best, &cache);
+    REQUIRE(loaded != nullptr);
+    CHECK(loaded->from_cache());
+    CHECK(hits_of(*loaded) == expected);
+    // Damage the entry: the search is compiled again and the entry rewritten.
+    std::size_t entries = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().filename().string().rfind("triggers-", 0) != 0) continue;
+      ++entries;
+      std::ofstream(e.path(), std::ios::trunc) << "not a database";
+    }
+    CHECK(entries == 1);
+    auto recompiled = make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Best, &cache);
+    REQUIRE(recompiled != nullptr);
+    CHECK_FALSE(recompiled->from_cache());
+    CHECK(hits_of(*recompiled) == expected);
+    auto reloaded = make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Best, &cache);
+    CHECK(reloaded->from_cache());
+  }
+  CHECK(diags.empty());
+  fs::remove_all(dir);
 }
 
 TEST_CASE("fast path: a generated log gives the same result for every buffer size") {

@@ -1,5 +1,6 @@
 // rules: loading, validation diagnostics, directory order, and the repository's own rules/.
 #include "rules.h"
+#include "run_cache.h"
 
 #include <doctest/doctest.h>
 
@@ -438,6 +439,40 @@ TEST_CASE("rules: load_rules gives the same rules and diagnostics on any number 
     CAPTURE(threads);
     CHECK(load(threads) == serial);
   }
+}
+
+TEST_CASE("rules: with a cache, a file that passed its checks is not sample-checked again; same result") {
+  TempDir rules("cached"), cache_dir("cache");
+  RuleText good, failing;
+  failing.id = "test.failing";
+  failing.samples = R"({"match": [{"text": "no such text"}], "no_match": []})";
+  const std::string good_text = file_of({good.str()});
+  const std::string failing_text = file_of({failing.str()});
+  rules.write("a.json", good_text);
+  rules.write("b.json", failing_text);
+  const RunCache cache((cache_dir.path / "c").string());
+  auto load = [&](const RunCache* c) {
+    DiagnosticSink d;
+    std::string out;
+    for (const Rule& r : load_rules({rules.path.string()}, d, 2, c)) out += r.id + " " + r.source + "\n";
+    for (const Diagnostic& x : d.items()) out += x.code + " " + x.message + "\n";
+    return out;
+  };
+  const std::string plain = load(nullptr);
+  CHECK(plain.find("rules.sample-failed") != std::string::npos);
+  CHECK(plain.find("test.one") != std::string::npos);
+  CHECK(load(&cache) == plain);  // first run: checks everything, remembers a.json only
+  CHECK(cache.get(cache.key("rules-checked", good_text)).has_value());
+  CHECK_FALSE(cache.get(cache.key("rules-checked", failing_text)).has_value());
+  CHECK(load(&cache) == plain);  // a.json from the cache, b.json checked (and failing) again
+  // The mark is what skips the samples: marking b.json's text hides its failing sample.
+  cache.put(cache.key("rules-checked", failing_text), "ok\n");
+  const std::string trusted = load(&cache);
+  CHECK(trusted.find("rules.sample-failed") == std::string::npos);
+  CHECK(trusted.find("test.failing") != std::string::npos);
+  // Any change to the text is a different entry: checked again.
+  rules.write("b.json", failing_text + " ");
+  CHECK(load(&cache).find("rules.sample-failed") != std::string::npos);
 }
 
 TEST_CASE("rules: dir-unreadable and dir-empty") {
