@@ -164,7 +164,11 @@ class FileAnalyzer {
   // analysed, so their diagnostics count the same as on the slow path.
   void scan_triggered_lines(LineSplitter& splitter, const TriggerScanner& triggers) {
     RawLine raw;
-    std::vector<TriggerScanner::Hit> hits;
+    // One hit list per thread, reused from file to file: growing a new one cost ~5 allocations
+    // a file on 9,000-file jobs. (A file is analysed by one thread from start to end.)
+    thread_local std::vector<TriggerScanner::Hit> reused_hits;
+    std::vector<TriggerScanner::Hit>& hits = reused_hits;
+    hits.clear();
     std::size_t next_hit = 0;
     std::uint64_t hits_base = 0, scanned_end = 0;
     for (;;) {
@@ -222,6 +226,9 @@ class FileAnalyzer {
       auto it = host_of_rank.find(e.who.rank);
       if (it != host_of_rank.end()) e.who.host = *it->second;
     }
+    // Kept until the report: give back the growth slack (up to half the events' memory on a
+    // 9,000-file job, and its page faults), for the next file to reuse.
+    result_.events.shrink_to_fit();
     result_.file.compression = file_.compression;  // known once the file was first read
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);

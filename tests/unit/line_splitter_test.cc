@@ -276,6 +276,22 @@ TEST_SUITE("line_splitter") {
       CHECK_FALSE(looks_binary(tb));
       CHECK_FALSE(looks_binary(std::string(4096, '\0')));
     }
+    // The plain-ASCII fast path checks 64 bytes a step: junk after many clean steps, of every
+    // kind of odd byte, must still be seen.
+    SUBCASE("junk after a clean start is seen, whatever its byte") {
+      for (unsigned char junk : {0x01, 0x08, 0x1f, 0x7f, 0x80, 0xc0, 0xff}) {
+        for (std::size_t start : {std::size_t{64}, std::size_t{2000}, std::size_t{3071}}) {
+          std::string block(4096, 'a');
+          for (std::size_t i = start; i < 4096; i += 2) block[i] = static_cast<char>(junk);
+          CAPTURE(static_cast<int>(junk));
+          CAPTURE(start);
+          CHECK(looks_binary(block));
+        }
+      }
+      std::string text(4096, 'a');
+      for (std::size_t i = 100; i < 4096; i += 3) text[i] = "\t\n\r"[i % 3];
+      CHECK_FALSE(looks_binary(text));
+    }
     SUBCASE("only the first 4096 bytes count") {
       std::string block(4096, 'a');
       block += std::string(4096, '\0');
