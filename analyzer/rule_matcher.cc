@@ -16,6 +16,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 namespace megatriage {
@@ -122,9 +123,21 @@ struct RuleMatcher::Compiled {
   std::vector<std::string> prefix;
 
   struct KindSet {
-    std::unique_ptr<RE2::Set> set;  // null: per-rule matching only (Set failed to build)
     std::vector<int> rule_of;       // Set index -> rule index
     std::vector<int> rules;         // every rule of this kind (fallback path)
+    // The Set of Line rules serves only without the prefilter (a debug switch, or a rule with no
+    // usable needle): it is compiled on first use, not by every run (a third of the matcher's
+    // build). Null: per-rule matching only (the Set failed to build).
+    const RE2::Set* get() const {
+      std::call_once(compile_once, [this] {
+        if (added && added->Compile()) set = std::move(added);
+        added.reset();
+      });
+      return set.get();
+    }
+    mutable std::unique_ptr<RE2::Set> added;  // every pattern added, not compiled yet
+    mutable std::unique_ptr<RE2::Set> set;
+    mutable std::once_flag compile_once;
   };
   std::array<KindSet, kKinds> kinds;
 
@@ -178,15 +191,16 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
       }
     }
     if (set_ok && !ks.rules.empty()) {
-      if (set->Compile()) {
+      if (kind == AppliesTo::Line) {
+        ks.added = std::move(set);  // a failure to compile later means rule-by-rule matching
+      } else if (set->Compile()) {
         ks.set = std::move(set);
       } else {
         diags.add(Severity::Warning, "rules.set-compile-failed",
-                  std::string("the RE2::Set of ") + (k == 0 ? "line" : "exception") +
-                      " rules does not compile (out of memory?); matching rule by rule");
+                  "the RE2::Set of exception rules does not compile (out of memory?); matching rule by rule");
       }
     }
-    if (!ks.set) ks.rule_of.clear();
+    if (!ks.set && !ks.added) ks.rule_of.clear();
   }
 
   // Prefilter over Line rules' needles.
@@ -329,15 +343,15 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
       }
       if (found) out.push_back(RuleMatch{r});
     }
-  } else if (!ks.set) {
+  } else if (const RE2::Set* set = ks.get(); set == nullptr) {
     per_rule();
   } else {
     // First pass without a result vector: Set::Match then allocates nothing, and most texts
     // (Exception texts of NCCL symptoms aside) match nothing.
     RE2::Set::ErrorInfo info{};
-    if (ks.set->Match(sp, nullptr, &info)) {
+    if (set->Match(sp, nullptr, &info)) {
       std::vector<int> hits;
-      if (ks.set->Match(sp, &hits, &info)) {
+      if (set->Match(sp, &hits, &info)) {
         for (int h : hits) out.push_back(RuleMatch{ks.rule_of[static_cast<std::size_t>(h)]});
       } else {
         c.set_fallbacks.fetch_add(1, std::memory_order_relaxed);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -130,18 +131,32 @@ std::string shorten(std::string_view s, std::size_t max = 120) {
   return out;
 }
 
-/// 1-based line and column of a byte offset (0-based) in text.
-std::pair<std::uint64_t, std::uint64_t> line_column(const std::string& text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  std::uint64_t line = 1;
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
+/// 1-based line and column of byte offsets (0-based) in a text, counted on from the last offset
+/// asked for: a file's rules are positioned in order, so the whole file is walked once, not
+/// once per rule (that was O(rules x bytes), ~12 M instructions a run).
+class LineCounter {
+ public:
+  explicit LineCounter(const std::string& text) : text_(text) {}
+  std::pair<std::uint64_t, std::uint64_t> at(std::size_t offset) {
+    offset = std::min(offset, text_.size());
+    if (offset < counted_) counted_ = line_start_ = 0, line_ = 1;  // backwards: from the start again
+    for (const char* p = text_.data() + counted_, *end = text_.data() + offset;
+         (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr; ++p) {
+      ++line_;
+      line_start_ = static_cast<std::size_t>(p - text_.data()) + 1;
     }
+    counted_ = offset;
+    return {line_, offset - line_start_ + 1};
   }
-  return {line, offset - line_start + 1};
+
+ private:
+  const std::string& text_;
+  std::size_t counted_ = 0, line_start_ = 0;
+  std::uint64_t line_ = 1;
+};
+
+std::pair<std::uint64_t, std::uint64_t> line_column(const std::string& text, std::size_t offset) {
+  return LineCounter(text).at(offset);
 }
 
 /// Everything the validation of one rule reports against.
@@ -446,7 +461,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
 
 /// Line of the rule whose id is `id`, searching from `from`; updates `from`. 0 when not found.
 std::pair<std::uint64_t, std::uint64_t> find_rule_position(const std::string& text, const std::string& id,
-                                                           std::size_t& from) {
+                                                           std::size_t& from, LineCounter& lines) {
   const std::string quoted = json(id).dump();
   std::size_t pos = from;
   while ((pos = text.find(quoted, pos)) != std::string::npos) {
@@ -461,7 +476,7 @@ std::pair<std::uint64_t, std::uint64_t> find_rule_position(const std::string& te
       while (q > 0 && (text[q - 1] == ' ' || text[q - 1] == '\t')) --q;
       if (q >= 4 && text.compare(q - 4, 4, "\"id\"") == 0) {
         from = pos + quoted.size();
-        return line_column(text, q - 4);
+        return lines.at(q - 4);
       }
     }
     pos += quoted.size();
@@ -550,6 +565,7 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
 
   std::set<std::string> seen;
   std::size_t search_from = 0;
+  LineCounter lines(text);
   std::size_t index = 0;
   for (const json& item : list) {
     ++index;
@@ -557,7 +573,7 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
     std::string label = "rule #" + std::to_string(index);
     if (item.is_object() && item.contains("id") && item.at("id").is_string()) {
       const std::string id = item.at("id").get<std::string>();
-      std::tie(line, column) = find_rule_position(text, id, search_from);
+      std::tie(line, column) = find_rule_position(text, id, search_from, lines);
       label = "rule '" + id + "'";
     }
     RuleContext ctx{source_name, line, label, diags};
