@@ -116,8 +116,23 @@ std::string required_regex_prefix(std::string_view regex) {
   return prefix;
 }
 
+// A rule's regex, compiled when first needed if its rules file passed every check before
+// (Rule::checked_before): most rules never meet a candidate line, and compiling ~100 regexes was
+// most of a cached start.
+struct LazyRegex {
+  std::string pattern;
+  mutable std::shared_ptr<const RE2> re;
+  mutable std::once_flag once;
+  const RE2& get() const {
+    std::call_once(once, [this] {
+      if (!re) re = std::make_shared<const RE2>(pattern, rule_regex_options());
+    });
+    return *re;
+  }
+};
+
 struct RuleMatcher::Compiled {
-  std::vector<std::shared_ptr<const RE2>> regex;  // per rule (index into rules_)
+  std::unique_ptr<LazyRegex[]> regex;  // per rule (index into rules_)
   // Per rule: the literal its every match starts with (required_regex_prefix), or "". A line is
   // tried from its first occurrence; captures are anchored at its occurrences (capture_groups).
   std::vector<std::string> prefix;
@@ -152,20 +167,27 @@ struct RuleMatcher::Compiled {
 RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
     : compiled_(std::make_unique<Compiled>()) {
   Compiled& c = *compiled_;
-  // Compile each rule; a rule whose regex fails here is left out so rule indices stay dense.
+  // Compile each rule not checked before; a rule whose regex fails here is left out so rule
+  // indices stay dense.
+  std::vector<std::shared_ptr<const RE2>> compiled;
   for (Rule& rule : rules) {
     std::shared_ptr<const RE2> re = rule.compiled;
-    if (!re) re = std::make_shared<const RE2>(rule.regex, rule_regex_options());
-    if (!re->ok()) {
+    if (!re && !rule.checked_before) re = std::make_shared<const RE2>(rule.regex, rule_regex_options());
+    if (re && !re->ok()) {
       diags.add(Severity::Error, "rules.bad-regex",
                 rule.source + ": rule '" + rule.id + "': regex does not compile: " + re->error(),
                 rule.source);
       continue;
     }
     // Not under case folding (an inline `(?i)` is not at the start, so only the options count).
-    c.prefix.push_back(re->options().case_sensitive() ? required_regex_prefix(rule.regex) : std::string());
+    c.prefix.push_back(rule_regex_options().case_sensitive() ? required_regex_prefix(rule.regex) : std::string());
     rules_.push_back(std::move(rule));
-    c.regex.push_back(std::move(re));
+    compiled.push_back(std::move(re));
+  }
+  c.regex = std::make_unique<LazyRegex[]>(rules_.size());
+  for (std::size_t i = 0; i < rules_.size(); ++i) {
+    c.regex[i].pattern = rules_[i].regex;
+    c.regex[i].re = std::move(compiled[i]);
   }
 
   for (std::size_t k = 0; k < kKinds; ++k) {
@@ -292,7 +314,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
   // this text (counted; same results, only slower).
   auto per_rule = [&]() {
     for (int r : ks.rules) {
-      if (c.regex[static_cast<std::size_t>(r)]->Match(sp, 0, sp.size(), RE2::UNANCHORED, nullptr, 0))
+      if (c.regex[static_cast<std::size_t>(r)].get().Match(sp, 0, sp.size(), RE2::UNANCHORED, nullptr, 0))
         out.push_back(RuleMatch{r});
     }
   };
@@ -334,7 +356,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
         // Without submatches RE2 runs one forward DFA pass that stops at the first match state;
         // unanchored from the first occurrence it costs less than anchored tries at each one
         // (those run on to the match's end): 1.6 % of tree d's instructions.
-        found = c.regex[rule]->Match(sp, from, sp.size(), RE2::UNANCHORED, nullptr, 0);
+        found = c.regex[rule].get().Match(sp, from, sp.size(), RE2::UNANCHORED, nullptr, 0);
         if (key.size() <= kMemoTextMax) {
           slot.valid = true;
           slot.found = found;
@@ -373,13 +395,13 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
 }
 
 bool RuleMatcher::has_group(int rule_index, std::string_view name) const {
-  const RE2& re = *compiled_->regex[static_cast<std::size_t>(rule_index)];
+  const RE2& re = compiled_->regex[static_cast<std::size_t>(rule_index)].get();
   return re.NamedCapturingGroups().count(std::string(name)) != 0;
 }
 
 std::map<std::string, std::string> RuleMatcher::fields(const RuleMatch& m, std::string_view text) const {
   const auto rule = static_cast<std::size_t>(m.rule_index);
-  const RE2& re = *compiled_->regex[rule];
+  const RE2& re = compiled_->regex[rule].get();
   const std::vector<re2::StringPiece> sub = capture_groups(re, text, compiled_->prefix[rule]);
   std::map<std::string, std::string> out;
   if (sub.empty()) return out;
@@ -393,7 +415,7 @@ std::map<std::string, std::string> RuleMatcher::fields(const RuleMatch& m, std::
 std::optional<std::string> RuleMatcher::field(const RuleMatch& m, std::string_view text,
                                               std::string_view name) const {
   const auto rule = static_cast<std::size_t>(m.rule_index);
-  const RE2& re = *compiled_->regex[rule];
+  const RE2& re = compiled_->regex[rule].get();
   const auto& groups = re.NamedCapturingGroups();
   const auto it = groups.find(std::string(name));
   if (it == groups.end()) return std::nullopt;

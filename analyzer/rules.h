@@ -57,8 +57,10 @@ struct Rule {
   std::string source;    // file:line it was loaded from
   // The regex compiled with rule_regex_options() when the rule was loaded and checked against
   // its samples; the matcher reuses it (compiling ~100 patterns twice was a visible share of
-  // every run's start). Null for hand-built rules.
+  // every run's start). Null for hand-built rules, and for rules whose file passed every check
+  // before (`checked_before`): the matcher then compiles the regex when it first needs it.
   std::shared_ptr<const re2::RE2> compiled;
+  bool checked_before = false;
 };
 
 /// Loads every `*.json` in each directory, in order; a later directory's rule with the same id

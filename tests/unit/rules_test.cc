@@ -1,4 +1,5 @@
 // rules: loading, validation diagnostics, directory order, and the repository's own rules/.
+#include "rule_matcher.h"
 #include "rules.h"
 #include "run_cache.h"
 
@@ -465,6 +466,26 @@ TEST_CASE("rules: with a cache, a file that passed its checks is not sample-chec
   CHECK(cache.get(cache.key("rules-checked", good_text)).has_value());
   CHECK_FALSE(cache.get(cache.key("rules-checked", failing_text)).has_value());
   CHECK(load(&cache) == plain);  // a.json from the cache, b.json checked (and failing) again
+  {
+    // A rule from a file checked before is not compiled at load; the matcher compiles it on
+    // first use and matches and captures as a freshly checked one does.
+    DiagnosticSink d1, d2;
+    std::vector<Rule> cached = load_rules({rules.path.string()}, d1, 1, &cache);
+    std::vector<Rule> fresh = load_rules({rules.path.string()}, d2, 1, nullptr);
+    REQUIRE(cached.size() == 1);
+    REQUIRE(fresh.size() == 1);
+    CHECK(cached[0].checked_before);
+    CHECK(cached[0].compiled == nullptr);
+    CHECK_FALSE(fresh[0].checked_before);
+    CHECK(fresh[0].compiled != nullptr);
+    RuleMatcher from_cache(std::move(cached), d1), checked(std::move(fresh), d2);
+    for (const RuleMatcher* m : {&from_cache, &checked}) {
+      const std::vector<RuleMatch> hits = m->match("x boom 42", AppliesTo::Line);
+      REQUIRE(hits.size() == 1);
+      CHECK(m->field(hits[0], "x boom 42", "n") == std::optional<std::string>("42"));
+      CHECK(m->match("x bang 42", AppliesTo::Line).empty());
+    }
+  }
   // The mark is what skips the samples: marking b.json's text hides its failing sample.
   cache.put(cache.key("rules-checked", failing_text), "ok\n");
   const std::string trusted = load(&cache);
