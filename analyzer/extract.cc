@@ -99,6 +99,18 @@ std::string matched_text(const Event& e) {
 
 // Runs the per-line extractors over one file's lines. Copyable, so that a watcher can take a
 // snapshot "as if the file ended now" without disturbing the live state.
+// Texts the trigger search watches per line (TriggerScanner::watch), so that a line known not
+// to hold them skips the look for them: bit 0 ESC (terminal escapes to strip), the next bits
+// ConfigExtractor::gpu_vendor_literals() (the GPU model scan).
+std::vector<std::string> watched_texts() {
+  std::vector<std::string> watched{"\x1b"};
+  for (const std::string& l : ConfigExtractor::gpu_vendor_literals()) watched.push_back(l);
+  return watched;
+}
+constexpr std::uint8_t kWatchEscape = 1;
+const std::uint8_t kWatchGpu = static_cast<std::uint8_t>(((1U << watched_texts().size()) - 1) & ~1U);
+constexpr std::uint8_t kWatchAll = 0xff;
+
 class FileAnalyzer {
  public:
   FileAnalyzer(const SourceFile& file, const RuleMatcher& matcher, const AnalyzeOptions& options,
@@ -164,6 +176,7 @@ class FileAnalyzer {
   // analysed, so their diagnostics count the same as on the slow path.
   void scan_triggered_lines(LineSplitter& splitter, const TriggerScanner& triggers) {
     RawLine raw;
+    const std::uint8_t uncertain = triggers.uncertain_watches();
     // One hit list per thread, reused from file to file: growing a new one cost ~5 allocations
     // a file on 9,000-file jobs. (A file is analysed by one thread from start to end.)
     thread_local std::vector<TriggerScanner::Hit> reused_hits;
@@ -179,6 +192,7 @@ class FileAnalyzer {
       // A cut line or one with NULs is always examined in full (its text changes in cleaning),
       // and its rules look for their needles themselves.
       bool hit = raw.cut || raw.has_nul, needle = hit, named = !hit;
+      std::uint8_t may_hold = hit ? kWatchAll : uncertain;  // watched texts the line may hold
       candidates_.clear();
       if (!raw.cut) {
         if (raw.offset >= scanned_end) {
@@ -196,6 +210,8 @@ class FileAnalyzer {
         for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) {
           const TriggerScanner::Hit& h = hits[next_hit];
           hit = true;
+          // A needle hit without a literal is the failed search's "look at every line".
+          may_hold |= h.needle && h.literal == TriggerScanner::kStamp ? kWatchAll : triggers.watch_bits(h.literal);
           if (!h.needle) continue;
           needle = true;
           // The rules that may want this line, from the literal found (a search that could not
@@ -210,7 +226,7 @@ class FileAnalyzer {
           std::sort(candidates_.begin(), candidates_.end());
           candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
         }
-        analyze_line(splitter.clean(raw), hit, needle, named ? &candidates_ : nullptr);
+        analyze_line(splitter.clean(raw), hit, needle, named ? &candidates_ : nullptr, may_hold);
       }
     }
   }
@@ -240,9 +256,9 @@ class FileAnalyzer {
   // search saw where a rule's needle may be (or every line is examined); without that the
   // line holds no needle, so no rule can match it.
   void analyze_line(const LineView& line, bool triggered, bool needle,
-                    const std::vector<int>* candidates = nullptr) {
+                    const std::vector<int>* candidates = nullptr, std::uint8_t may_hold = kWatchAll) {
     std::string_view text = line.text;
-    if (std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
+    if ((may_hold & kWatchEscape) != 0 && std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
       candidates = nullptr;  // the needles are looked for in the text without escapes
       // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
       scratch_ = strip_terminal_escapes(text);
@@ -282,7 +298,8 @@ class FileAnalyzer {
 
     if (triggered || stream.config.in_args_dump()) {
       std::size_t facts_before = new_facts_.size();
-      stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, new_facts_);
+      stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, new_facts_,
+                         (may_hold & kWatchGpu) != 0);
       if (new_facts_.size() != facts_before) keep_facts();
     }
 
@@ -562,6 +579,7 @@ std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher,
   for (std::string_view l : kHostLines) anchors.emplace_back(l);
   auto scanner = std::make_unique<TriggerScanner>(needles, anchors, diags, engine, cache);
   if (!scanner->ok()) return nullptr;
+  scanner->watch(watched_texts());
   return scanner;
 }
 

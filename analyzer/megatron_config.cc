@@ -601,6 +601,11 @@ bool parse_args_dump_line(std::string_view body, std::string& key, std::string& 
   return true;
 }
 
+const std::vector<std::string>& ConfigExtractor::gpu_vendor_literals() {
+  static const std::vector<std::string> literals = {"NVIDIA ", "Tesla "};  // find_vendor's
+  return literals;
+}
+
 const std::vector<std::string>& ConfigExtractor::trigger_literals() {
   static const std::vector<std::string> literals = [] {
     std::vector<std::string> l = {
@@ -611,8 +616,8 @@ const std::vector<std::string>& ConfigExtractor::trigger_literals() {
         " memory (MB) |",                                     // parse_memory_report
         "iteration ",                                         // parse_iteration
         "Theoretical memory footprints:",                     // parse_theoretical
-        "NVIDIA ", "Tesla ",                                  // find_vendor
     };
+    l.insert(l.end(), gpu_vendor_literals().begin(), gpu_vendor_literals().end());  // find_vendor
     for (const EnvKey& e : kEnvKeys) l.push_back(std::string(e.name) + "=");  // parse_env_echo
     return l;
   }();
@@ -620,7 +625,7 @@ const std::vector<std::string>& ConfigExtractor::trigger_literals() {
 }
 
 void ConfigExtractor::feed(std::string_view body, std::uint64_t line, int rank,
-                           std::vector<Fact>& out) {
+                           std::vector<Fact>& out, bool may_name_gpu) {
   if (body.empty()) return;
   // Dump banners: `------------------------ arguments ------------------------` and
   // `-------------------- end of arguments ---------------------` (dash counts differ between
@@ -649,7 +654,7 @@ void ConfigExtractor::feed(std::string_view body, std::uint64_t line, int rank,
     // Not a dump line: an interleaved line may still carry a fact below.
   }
   if (parse_startup_line(body, line, rank, out)) return;
-  parse_gpu_line(body, line, rank, out);
+  if (may_name_gpu) parse_gpu_line(body, line, rank, out);
 }
 
 }  // namespace megatriage

@@ -24,8 +24,13 @@ class ConfigExtractor {
  public:
   /// Appends the facts found on this line to `out` (with `line` and, when known, `rank`).
   /// `body` is only read during the call. Allocates only for the facts it appends; values are
-  /// copied as printed (trimmed), capped at kMaxFactValueBytes.
-  void feed(std::string_view body, std::uint64_t line, int rank, std::vector<Fact>& out);
+  /// copied as printed (trimmed), capped at kMaxFactValueBytes. `may_name_gpu` false: the
+  /// caller knows the line holds none of gpu_vendor_literals(), so the GPU scan is skipped.
+  void feed(std::string_view body, std::uint64_t line, int rank, std::vector<Fact>& out,
+            bool may_name_gpu = true);
+
+  /// What a line naming a GPU model holds (`NVIDIA H100`, `Tesla V100`); among trigger_literals().
+  static const std::vector<std::string>& gpu_vendor_literals();
 
   /// Literals of which every fact-bearing line outside the arguments dump contains at least one
   /// (banners, startup prints, memory and iteration lines, env echoes, GPU names). A fast

@@ -161,6 +161,7 @@ TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
     needle.push_back(in_needle);
   }
   literal_count_ = needed.size();
+  literals_ = needed;
   needle_ = std::move(needle);
   if (needed.size() >= kStamp) {
     diags.add(Severity::Warning, "rules.trigger-scan-unavailable",
@@ -248,6 +249,24 @@ TriggerScanner::~TriggerScanner() {
     delete database_;
   }
 #endif
+}
+
+void TriggerScanner::watch(const std::vector<std::string>& watched) {
+  watch_bits_.assign(literals_.size(), 0);
+  uncertain_watches_ = 0;
+  for (std::size_t i = 0; i < watched.size() && i < 8; ++i) {
+    const auto bit = static_cast<std::uint8_t>(1U << i);
+    bool covered = false;
+    for (std::size_t l = 0; l < literals_.size(); ++l) {
+      if (watched[i].find(literals_[l]) == std::string::npos) continue;
+      watch_bits_[l] |= bit;
+      covered = true;
+    }
+    if (!covered) {
+      uncertain_watches_ |= bit;
+      for (std::uint8_t& bits : watch_bits_) bits |= bit;
+    }
+  }
 }
 
 const std::vector<int>& TriggerScanner::needle_tags(std::uint16_t literal) const {

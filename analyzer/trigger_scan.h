@@ -61,6 +61,19 @@ class TriggerScanner {
   /// The tags of the needles that contain literal `literal` (a Hit's), ascending, unique:
   /// whoever may want a line where it occurs. Empty for anchors and stamps.
   const std::vector<int>& needle_tags(std::uint16_t literal) const;
+  /// Marks texts a caller wants to know about per line (at most 8, each a needle or anchor, or
+  /// holding one): bit i of watch_bits(literal) is set when that literal occurs inside
+  /// watched[i]. A line holding watched[i] has a hit with bit i, so a line without one does not
+  /// hold it. A text that no literal lies inside cannot be told apart: its bit is set for every
+  /// literal and kStamp, and lines without any hit must be treated as possibly holding it (see
+  /// watch_certain()).
+  void watch(const std::vector<std::string>& watched);
+  std::uint8_t watch_bits(std::uint16_t literal) const {
+    return literal < watch_bits_.size() ? watch_bits_[literal] : uncertain_watches_;
+  }
+  /// The watched texts a line without any hit may still hold (none when each has a literal).
+  std::uint8_t uncertain_watches() const { return uncertain_watches_; }
+
   /// Appends to `hits` every trigger occurrence, in ascending order of `end`. `text` must not be
   /// larger than 4 GiB. Thread-safe (per-thread scratch).
   void scan(std::string_view text, std::vector<Hit>& hits) const;
@@ -74,6 +87,9 @@ class TriggerScanner {
   std::size_t literal_count_ = 0;
   bool from_cache_ = false;
   std::vector<std::vector<int>> tags_;  // per literal: needle_tags()
+  std::vector<std::string> literals_;   // the literals searched, by index
+  std::vector<std::uint8_t> watch_bits_;  // per literal: watch()
+  std::uint8_t uncertain_watches_ = 0;
   // Built-in engine: literals of 2+ bytes by byte pair (tag 1: needle), single bytes by memchr.
   bool builtin_ = false;
   PairIndex pairs_;                  // tag: literal index

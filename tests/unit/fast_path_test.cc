@@ -204,6 +204,25 @@ TEST_CASE("fast path: a cached trigger search finds what a compiled one finds; a
   fs::remove_all(dir);
 }
 
+TEST_CASE("fast path: watched texts are told by the literals found inside them") {
+  for (TriggerScanner::Engine engine : kEngines) {
+    DiagnosticSink diags;
+    // "WARN" is kept for "NCCL WARN" and "WARNING"; "Tesla " and ESC are literals of their own.
+    TriggerScanner scanner({{"NCCL WARN", 3}, {"\x1b", -1}}, {"WARNING", "Tesla "}, diags, engine);
+    REQUIRE(scanner.ok());
+    scanner.watch({"\x1b", "Tesla ", "NCCL WARN here", "absent text"});
+    CHECK(scanner.uncertain_watches() == 8);  // nothing lies inside "absent text"
+    std::vector<TriggerScanner::Hit> hits;
+    scanner.scan("a Tesla V100\nx NCCL WARN y\n\x1b[0m\nplain 12:00:01\n", hits);
+    std::string seen;
+    for (const TriggerScanner::Hit& h : hits) seen += std::to_string(h.end) + ":" + std::to_string(scanner.watch_bits(h.literal)) + " ";
+    CAPTURE(engine == TriggerScanner::Engine::Best);
+    // Tesla: bit 2 (and the uncertain 8); WARN: bit 4 (inside "NCCL WARN here"); ESC: bit 1;
+    // the stamp: only the uncertain bit.
+    CHECK(seen == "7:10 23:12 27:9 45:8 ");
+  }
+}
+
 TEST_CASE("fast path: a generated log gives the same result for every buffer size") {
   std::string text = generated_log();
   REQUIRE(text.size() > 100000);
