@@ -134,9 +134,12 @@ std::optional<std::string> RunCache::get(const std::string& key, std::size_t max
 
 void RunCache::put(const std::string& key, std::string_view bytes) const {
   if (!enabled()) return;
+  // Entries steer what a run skips: a directory made here is private; one that others may
+  // write to (MEGATRIAGE_CACHE_DIR=/tmp) is left alone and not written to, as get() ignores it.
   std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  ::chmod(dir_.c_str(), 0700);  // entries steer what a run skips: not for other users to write
+  if (std::filesystem::create_directories(dir_, ec)) ::chmod(dir_.c_str(), 0700);
+  struct stat dir_st {};
+  if (::stat(dir_.c_str(), &dir_st) != 0 || !S_ISDIR(dir_st.st_mode) || !owned_privately(dir_st)) return;
   static std::atomic<unsigned> serial{0};
   const std::string final_path = dir_ + "/" + key;
   const std::string temp = final_path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);

@@ -82,6 +82,13 @@ TEST_CASE("run_cache: entries others could have written are not read") {
   REQUIRE(cache.get(key).has_value());
   ::chmod(dir.path.c_str(), 0777);
   CHECK_FALSE(cache.get(key).has_value());
+  // Nor is such a directory written to, or made private behind its owner's back.
+  const std::string other = cache.key("rules-checked", "other");
+  cache.put(other, "ok\n");
+  CHECK_FALSE(std::filesystem::exists(dir.path / other));
+  struct stat st {};
+  REQUIRE(::stat(dir.path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0777);
   ::chmod(dir.path.c_str(), 0700);
   // A symlink in place of an entry is not followed.
   std::ofstream(dir.path / "target") << "ok\n";
