@@ -66,7 +66,7 @@ class TriggerScanner {
   /// watched[i]. A line holding watched[i] has a hit with bit i, so a line without one does not
   /// hold it. A text that no literal lies inside cannot be told apart: its bit is set for every
   /// literal and kStamp, and lines without any hit must be treated as possibly holding it (see
-  /// watch_certain()).
+  /// uncertain_watches()). Before watch() is called every text is uncertain.
   void watch(const std::vector<std::string>& watched);
   std::uint8_t watch_bits(std::uint16_t literal) const {
     return literal < watch_bits_.size() ? watch_bits_[literal] : uncertain_watches_;
@@ -89,7 +89,7 @@ class TriggerScanner {
   std::vector<std::vector<int>> tags_;  // per literal: needle_tags()
   std::vector<std::string> literals_;   // the literals searched, by index
   std::vector<std::uint8_t> watch_bits_;  // per literal: watch()
-  std::uint8_t uncertain_watches_ = 0;
+  std::uint8_t uncertain_watches_ = 0xff;  // no watch(): nothing can be ruled out
   // Built-in engine: literals of 2+ bytes by byte pair (tag 1: needle), single bytes by memchr.
   bool builtin_ = false;
   PairIndex pairs_;                  // tag: literal index

@@ -210,6 +210,8 @@ TEST_CASE("fast path: watched texts are told by the literals found inside them")
     // "WARN" is kept for "NCCL WARN" and "WARNING"; "Tesla " and ESC are literals of their own.
     TriggerScanner scanner({{"NCCL WARN", 3}, {"\x1b", -1}}, {"WARNING", "Tesla "}, diags, engine);
     REQUIRE(scanner.ok());
+    CHECK(scanner.uncertain_watches() == 0xff);  // nothing watched yet: nothing ruled out
+    CHECK(scanner.watch_bits(0) == 0xff);
     scanner.watch({"\x1b", "Tesla ", "NCCL WARN here", "absent text"});
     CHECK(scanner.uncertain_watches() == 8);  // nothing lies inside "absent text"
     std::vector<TriggerScanner::Hit> hits;
