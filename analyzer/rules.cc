@@ -167,8 +167,8 @@ struct RuleContext {
   DiagnosticSink& diags;
   int problems = 0;
   std::uint64_t column = 0;  // of the rule's "id" key; 0: unknown
-  bool run_samples = true;   // false: this file's text passed every check before (RunCache), so
-                             // its regexes are neither compiled nor run on the samples here
+  bool checked_before = false;  // this file's text passed every check before (RunCache): its
+                                // regexes are neither compiled nor run on the samples here
 
   std::string where() const {
     return line ? source_name + ":" + std::to_string(line) : source_name;
@@ -282,7 +282,7 @@ bool check_compiled_parts(const Rule& rule, RuleContext& ctx,
   if (rule.match_samples.empty()) {
     ctx.report("rules.bad-value", "\"samples.match\" needs at least one sample");
   }
-  if (ctx.run_samples) check_samples(rule, re, ctx);
+  check_samples(rule, re, ctx);
   if (ctx.problems != before) return false;
   if (keep != nullptr) *keep = std::move(compiled);
   return true;
@@ -457,7 +457,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
     ok = false;
   }
   if (!ok) return false;
-  if (!ctx.run_samples) {
+  if (ctx.checked_before) {
     // This exact text passed every check with this executable (RunCache): nothing to compile.
     rule.checked_before = true;
     return true;
@@ -526,7 +526,7 @@ const char* role_name(RuleRole r) {
 }
 
 std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
-                                   DiagnosticSink& diags, bool run_samples) {
+                                   DiagnosticSink& diags, bool checked_before) {
   std::vector<Rule> out;
   json doc;
   try {
@@ -584,7 +584,7 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
     }
     RuleContext ctx{source_name, line, label, diags};
     ctx.column = column;
-    ctx.run_samples = run_samples;
+    ctx.checked_before = checked_before;
     Rule rule;
     bool ok = false;
     try {
@@ -686,10 +686,11 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
                        step.path);
         continue;
       }
-      // Running the samples is most of a file's check; a text that passed before need not.
+      // Compiling the regexes and running the samples is most of a load; a text that passed before
+      // with this executable need not.
       const std::string key = cache != nullptr ? cache->key("rules-checked", text) : std::string();
       const bool checked_before = cache != nullptr && cache->get(key, 16).has_value();
-      step.rules = parse_rules_text(text, step.path, step.diags, !checked_before);
+      step.rules = parse_rules_text(text, step.path, step.diags, checked_before);
       if (cache != nullptr && !checked_before && step.diags.items().empty()) cache->put(key, "ok\n");
     }
   };

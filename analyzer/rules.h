@@ -74,9 +74,10 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
                              unsigned threads = 1, const RunCache* cache = nullptr);
 
 /// Parses one rules file's text (for tests and fuzzing). `source_name` appears in diagnostics.
-/// `run_samples` false skips checking the samples (for a text known to pass them).
+/// `checked_before`: the text is known to pass every check (RunCache), so the rules are neither
+/// compiled nor checked; they come back with Rule::checked_before set.
 std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
-                                   DiagnosticSink& diags, bool run_samples = true);
+                                   DiagnosticSink& diags, bool checked_before = false);
 
 /// Checks rules against their samples (regex and needles). Problems are diagnostics.
 /// Returns the number of problems found. `load_rules` already drops rules that fail this.

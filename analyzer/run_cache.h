@@ -29,7 +29,6 @@ class RunCache {
   static const RunCache& from_environment();
 
   bool enabled() const { return !dir_.empty(); }
-  const std::string& dir() const { return dir_; }
 
   /// The entry name for `content` of kind `kind` (letters and '-'): `<kind>-<32 hex digits>`.
   std::string key(std::string_view kind, std::string_view content) const;

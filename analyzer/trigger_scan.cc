@@ -160,7 +160,6 @@ TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
     tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
     needle.push_back(in_needle);
   }
-  literal_count_ = needed.size();
   literals_ = needed;
   needle_ = std::move(needle);
   if (needed.size() >= kStamp) {

@@ -43,7 +43,7 @@ class TriggerScanner {
   bool ok() const { return database_ != nullptr || builtin_; }
   /// "vectorscan" or "builtin".
   const char* engine_name() const { return database_ != nullptr ? "vectorscan" : "builtin"; }
-  std::size_t literal_count() const { return literal_count_; }
+  std::size_t literal_count() const { return literals_.size(); }
   /// Whether the search was loaded from the RunCache rather than compiled.
   bool from_cache() const { return from_cache_; }
 
@@ -84,7 +84,6 @@ class TriggerScanner {
   void scan_vectorscan(std::string_view text, std::vector<Hit>& hits) const;
   struct Database;
   Database* database_ = nullptr;
-  std::size_t literal_count_ = 0;
   bool from_cache_ = false;
   std::vector<std::vector<int>> tags_;  // per literal: needle_tags()
   std::vector<std::string> literals_;   // the literals searched, by index
