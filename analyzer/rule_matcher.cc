@@ -49,8 +49,11 @@ struct DecisionMemo {
     bool valid = false, found = false;
     std::string text;
   };
+  static constexpr std::size_t kWays = 2;  // a rule whose needles differ (one per alternative)
+                                           // sees two texts a rank, in turn
   std::uint64_t matcher = 0;
-  std::vector<Slot> slots;  // per rule index
+  std::vector<Slot> slots;                  // kWays per rule index
+  std::vector<std::uint8_t> next;           // per rule: the slot a miss overwrites
 };
 thread_local DecisionMemo decision_memo;
 constexpr std::size_t kMemoTextMax = 4096;  // longer texts are matched afresh (bounded memory)
@@ -58,11 +61,16 @@ std::atomic<std::uint64_t> matcher_serials{0};
 
 }  // namespace
 
-// The pattern's leading run of plain and backslash-escaped punctuation characters, minus a
-// last one that a quantifier follows. Latin-1 patterns: one character is one byte.
-std::string required_regex_prefix(std::string_view regex) {
+namespace {
+
+bool is_meta(char c) { return std::strchr(".^$|()[]{}*+?\\", c) != nullptr; }
+bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+// What this reader does not follow: a top-level `|` (a match may start with either side),
+// `\Q...\E` and `[:class:]` (brackets and bars inside would be misread).
+bool unsupported(std::string_view regex) {
   if (regex.find("\\Q") != std::string_view::npos || regex.find("[:") != std::string_view::npos)
-    return {};
+    return true;
   int depth = 0;
   bool in_class = false;
   for (std::size_t i = 0; i < regex.size(); ++i) {
@@ -80,40 +88,120 @@ std::string required_regex_prefix(std::string_view regex) {
     } else if (ch == ')') {
       --depth;
     } else if (ch == '|' && depth == 0) {
-      return {};
+      return true;
     }
   }
-  auto is_meta = [](char c) { return std::strchr(".^$|()[]{}*+?\\", c) != nullptr; };
-  auto is_alnum = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-  };
-  std::string prefix;
-  std::size_t i = 0;
+  return false;
+}
+
+// The run of plain and backslash-escaped punctuation characters at regex[i]; moves i past it.
+std::string literal_run(std::string_view regex, std::size_t& i) {
+  std::string run;
   while (i < regex.size()) {
     const char ch = regex[i];
     if (ch == '\\' && i + 1 < regex.size() && !is_alnum(regex[i + 1]) &&
         static_cast<unsigned char>(regex[i + 1]) < 0x80) {
-      prefix += regex[i + 1];
+      run += regex[i + 1];
       i += 2;
     } else if (ch != '\\' && !is_meta(ch)) {
-      prefix += ch;
+      run += ch;
       ++i;
     } else {
       break;
     }
   }
-  // A quantifier right after the run applies to its last character; so does one after a flag
-  // setting like `(?i)`, which matches nothing (`ab(?i)?` is `a` then `b?`).
-  std::size_t next = i;
-  while (next + 1 < regex.size() && regex[next] == '(' && regex[next + 1] == '?') {
-    std::size_t j = next + 2;
+  return run;
+}
+
+// Whether a quantifier follows at regex[i], possibly after flag settings like `(?i)`, which
+// match nothing (`ab(?i)?` is `a` then `b?`).
+bool quantified_at(std::string_view regex, std::size_t i) {
+  while (i + 1 < regex.size() && regex[i] == '(' && regex[i + 1] == '?') {
+    std::size_t j = i + 2;
     while (j < regex.size() && std::strchr("imsU-", regex[j]) != nullptr) ++j;
     if (j >= regex.size() || regex[j] != ')') break;  // a group, not a flag setting
-    next = j + 1;
+    i = j + 1;
   }
-  if (next < regex.size() && std::strchr("*+?{", regex[next]) != nullptr && !prefix.empty())
-    prefix.pop_back();
+  return i < regex.size() && std::strchr("*+?{", regex[i]) != nullptr;
+}
+
+// Whether regex[i...] (the end of the pattern) can match the empty text wherever it starts:
+// nothing, or `X*` / `X*?` with X `.` or one bracket class, alone or as one group's whole
+// content. Anything else, however harmless, is "no".
+bool nullable_tail(std::string_view regex, std::size_t i) {
+  std::string_view t = regex.substr(std::min(i, regex.size()));
+  if (t.empty()) return true;
+  if (t.front() == '(') {
+    if (t.back() != ')') return false;
+    std::size_t open = 1;
+    if (t.substr(0, 3) == "(?:") {
+      open = 3;
+    } else if (t.substr(0, 4) == "(?P<") {
+      open = t.find('>') + 1;
+    } else if (t.size() > 1 && t[1] == '?') {
+      return false;
+    }
+    if (open == 0 || open >= t.size()) return false;
+    t = t.substr(open, t.size() - open - 1);
+  }
+  std::size_t j = 0;
+  if (!t.empty() && t[0] == '.') {
+    j = 1;
+  } else if (!t.empty() && t[0] == '[') {
+    j = 1;
+    if (j < t.size() && t[j] == '^') ++j;
+    if (j < t.size() && t[j] == ']') ++j;
+    while (j < t.size() && t[j] != ']') j += t[j] == '\\' ? 2 : 1;
+    if (j >= t.size()) return false;
+    ++j;  // past `]`
+  } else {
+    return false;
+  }
+  if (j >= t.size() || t[j] != '*') return false;
+  ++j;
+  if (j < t.size() && t[j] == '?') ++j;
+  return j == t.size();
+}
+
+}  // namespace
+
+std::string required_regex_prefix(std::string_view regex) {
+  if (unsupported(regex)) return {};
+  std::size_t i = 0;
+  std::string prefix = literal_run(regex, i);
+  // A quantifier after the run applies to its last character.
+  if (quantified_at(regex, i) && !prefix.empty()) prefix.pop_back();
   return prefix;
+}
+
+LeadingLiterals leading_literals(std::string_view regex) {
+  LeadingLiterals out;
+  if (unsupported(regex)) return out;
+  std::size_t i = 0;
+  if (regex.substr(0, 3) == "(?:") {
+    // `(?:a|b|...)` of plain literals, not quantified.
+    i = 3;
+    for (;;) {
+      std::string branch = literal_run(regex, i);
+      if (branch.empty() || i >= regex.size()) return {};
+      out.literals.push_back(std::move(branch));
+      if (regex[i] == ')') break;
+      if (regex[i] != '|') return {};
+      ++i;
+    }
+    ++i;
+    if (quantified_at(regex, i)) return {};
+  } else {
+    std::string prefix = literal_run(regex, i);
+    if (quantified_at(regex, i)) {
+      if (prefix.size() > 1) out.literals.push_back(prefix.substr(0, prefix.size() - 1));
+      return out;
+    }
+    if (prefix.empty()) return out;
+    out.literals.push_back(std::move(prefix));
+  }
+  out.whole = nullable_tail(regex, i);
+  return out;
 }
 
 // A rule's regex, compiled when first needed if its rules file passed every check before
@@ -136,6 +224,7 @@ struct RuleMatcher::Compiled {
   // Per rule: the literal its every match starts with (required_regex_prefix), or "". A line is
   // tried from its first occurrence; captures are anchored at its occurrences (capture_groups).
   std::vector<std::string> prefix;
+  std::vector<LeadingLiterals> lead;  // per rule: leading_literals(), or none under case folding
 
   struct KindSet {
     std::vector<int> rule_of;       // Set index -> rule index
@@ -180,7 +269,9 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
       continue;
     }
     // Not under case folding (an inline `(?i)` is not at the start, so only the options count).
-    c.prefix.push_back(rule_regex_options().case_sensitive() ? required_regex_prefix(rule.regex) : std::string());
+    const bool exact = rule_regex_options().case_sensitive();
+    c.prefix.push_back(exact ? required_regex_prefix(rule.regex) : std::string());
+    c.lead.push_back(exact ? leading_literals(rule.regex) : LeadingLiterals{});
     rules_.push_back(std::move(rule));
     compiled.push_back(std::move(re));
   }
@@ -338,26 +429,39 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
     DecisionMemo& memo = decision_memo;
     if (memo.matcher != c.serial) {
       memo.matcher = c.serial;
-      memo.slots.assign(rules_.size(), DecisionMemo::Slot{});
+      memo.slots.assign(rules_.size() * DecisionMemo::kWays, DecisionMemo::Slot{});
+      memo.next.assign(rules_.size(), 0);
     }
     for (int r : candidates) {
       const auto rule = static_cast<std::size_t>(r);
-      const std::string& prefix = c.prefix[rule];
-      // No match starts before the prefix's first occurrence: the outcome depends on the text
-      // from there only (also the memo's key).
-      std::size_t from = 0;
-      if (!prefix.empty() && (from = text.find(prefix)) == std::string_view::npos) continue;
+      // No match starts before the first occurrence of a leading literal: the outcome depends
+      // on the text from there only (also the memo's key).
+      const LeadingLiterals& lead = c.lead[rule];
+      std::size_t from = lead.literals.empty() ? 0 : std::string_view::npos;
+      for (const std::string& l : lead.literals) from = std::min(from, text.find(l));
+      if (from == std::string_view::npos) continue;
+      // A literal and a tail that matches anything: found is matched (no RE2 call; a third of
+      // tree d's were such, the watchdog's "terminated with exception: <reason>").
+      if (lead.whole) {
+        out.push_back(RuleMatch{r});
+        continue;
+      }
       const std::string_view key = text.substr(from);
-      DecisionMemo::Slot& slot = memo.slots[rule];
+      DecisionMemo::Slot* const ways = &memo.slots[rule * DecisionMemo::kWays];
+      const DecisionMemo::Slot* seen = nullptr;
+      for (std::size_t w = 0; w < DecisionMemo::kWays && seen == nullptr; ++w)
+        if (ways[w].valid && ways[w].text == key) seen = &ways[w];
       bool found;
-      if (slot.valid && slot.text == key) {
-        found = slot.found;
+      if (seen != nullptr) {
+        found = seen->found;
       } else {
         // Without submatches RE2 runs one forward DFA pass that stops at the first match state;
         // unanchored from the first occurrence it costs less than anchored tries at each one
         // (those run on to the match's end): 1.6 % of tree d's instructions.
         found = c.regex[rule].get().Match(sp, from, sp.size(), RE2::UNANCHORED, nullptr, 0);
         if (key.size() <= kMemoTextMax) {
+          DecisionMemo::Slot& slot = ways[memo.next[rule]];
+          memo.next[rule] = static_cast<std::uint8_t>((memo.next[rule] + 1) % DecisionMemo::kWays);
           slot.valid = true;
           slot.found = found;
           slot.text.assign(key);

@@ -90,6 +90,17 @@ class RuleMatcher {
 /// `|`, `\Q...\E`, `[:class:]`). Conservative: a shorter prefix is always safe.
 std::string required_regex_prefix(std::string_view regex);
 
+/// What every match of `regex` (read as required_regex_prefix reads it) starts with: one of
+/// `literals`, which are required_regex_prefix's or the branches of a leading `(?:a|b|...)`
+/// group of plain literals; none when unknown. `whole`: a match is one of them followed by a
+/// tail that can match nothing (`.*` or `[...]*`, alone or as one group), so finding a literal
+/// is finding a match.
+struct LeadingLiterals {
+  std::vector<std::string> literals;
+  bool whole = false;
+};
+LeadingLiterals leading_literals(std::string_view regex);
+
 /// Replaces `{name}` placeholders in `text` with `fields[name]`; unknown names stay as they are.
 std::string fill_placeholders(const std::string& text, const std::map<std::string, std::string>& fields);
 

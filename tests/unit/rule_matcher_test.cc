@@ -309,6 +309,94 @@ TEST_CASE("rule_matcher: required literal prefix of a regex") {
   }
 }
 
+TEST_CASE("rule_matcher: leading literals of a regex, and whether finding one is a match") {
+  struct Case {
+    const char* regex;
+    std::vector<std::string> literals;
+    bool whole;
+  };
+  const Case cases[] = {
+      {"Some NCCL operations have failed or timed out", {"Some NCCL operations have failed or timed out"}, true},
+      {R"(terminated with exception: (?P<reason>[^\n]*))", {"terminated with exception: "}, true},
+      {"abc.*", {"abc"}, true},
+      {"abc.*?", {"abc"}, true},
+      {"abc(?:.*)", {"abc"}, true},
+      {"abc(.*)", {"abc"}, true},
+      {"abc[]x]*", {"abc"}, true},
+      {"abc.+", {"abc"}, false},            // needs one more character
+      {"abc.", {"abc"}, false},
+      {"abc$", {"abc"}, false},
+      {R"(abc\b)", {"abc"}, false},
+      {"abc[^x]*y", {"abc"}, false},
+      {"abc(?P<a>.*)(?P<b>.*)", {"abc"}, false},  // nullable, but not a form this reads
+      {"abc(?i).*", {"abc"}, false},
+      {"abc*", {"ab"}, false},               // the `*` is for `c`
+      {"a*", {}, false},
+      {R"((?:Timeout at NCCL work|detected by watchdog at work): (?P<work>[0-9]+))",
+       {"Timeout at NCCL work", "detected by watchdog at work"}, false},
+      {"(?:a|bc).*", {"a", "bc"}, true},
+      {R"((?:a\|b|c))", {"a|b", "c"}, true},
+      {"(?:a|b)?c", {}, false},              // the group may be skipped
+      {"(?:a|b)(?i)?c", {}, false},
+      {"(?:a|)c", {}, false},                // an empty branch starts anywhere
+      {"(?:a|b.)c", {}, false},              // a branch that is not a plain literal
+      {"(?:a|b)c|d", {}, false},             // top-level alternation
+      {"(?i)abc", {}, false},
+      {"", {}, false},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.regex);
+    const LeadingLiterals got = leading_literals(c.regex);
+    CHECK(got.literals == c.literals);
+    CHECK(got.whole == c.whole);
+    // What it claims, checked against RE2 itself.
+    RE2 re(c.regex);
+    REQUIRE(re.ok());
+    for (const std::string& l : got.literals) {
+      for (const std::string& text : {l, "x " + l, l + "\ny", l + " tail"}) {
+        CAPTURE(text);
+        re2::StringPiece m;
+        if (got.whole) CHECK(RE2::PartialMatch(text, re));
+        if (re.Match(text, 0, text.size(), RE2::UNANCHORED, &m, 1)) {
+          // No match starts before the first leading literal.
+          std::size_t first = std::string::npos;
+          for (const std::string& other : got.literals) first = std::min(first, text.find(other));
+          CHECK(static_cast<std::size_t>(m.data() - text.data()) >= first);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("rule_matcher: lines decided by a leading literal, and texts met in turn, match as RE2 does") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("r.whole", AppliesTo::Line, R"(thread terminated: (?P<why>[^\n]*))", {"thread terminated"}),
+                 make_rule("r.alt", AppliesTo::Line,
+                           R"((?:Timeout at work|detected at work): (?P<n>[0-9]+))", {"Timeout at work", "detected at work"})},
+                d);
+  REQUIRE(d.items().empty());
+  const std::vector<std::pair<std::string, std::vector<std::string>>> lines = {
+      {"[Rank 3] thread terminated: boom", {"r.whole"}},
+      {"[Rank 3] thread terminated: ", {"r.whole"}},
+      {"thread terminated", {}},  // the needle alone is not the literal `thread terminated: `
+      {"Timeout at work: 53", {"r.alt"}},
+      {"detected at work: x", {}},
+      {"Timeout at work: 53", {"r.alt"}},
+      {"detected at work: x", {}},
+      {"detected at work: 7 and Timeout at work: 53", {"r.alt"}},
+      {"Timeout at work: y", {}},
+      {"Timeout at work: 53", {"r.alt"}},
+  };
+  for (int round = 0; round < 2; ++round) {  // the second round meets remembered texts
+    for (const auto& [text, want] : lines) {
+      CAPTURE(text);
+      std::vector<std::string> got;
+      for (const RuleMatch& h : m.match(text, AppliesTo::Line)) got.push_back(m.rules()[static_cast<std::size_t>(h.rule_index)].id);
+      CHECK(got == want);
+    }
+  }
+}
+
 TEST_CASE("rule_matcher: repository rules: matches and captures equal an unanchored RE2 search") {
   // Matches are decided, and captures taken, by anchored matches at each occurrence of the
   // rule's literal prefix; both must be exactly what a plain unanchored search gives, on every
