@@ -115,9 +115,7 @@ class FileAnalyzer {
  public:
   FileAnalyzer(const SourceFile& file, const RuleMatcher& matcher, const AnalyzeOptions& options,
                DiagnosticSink& diags, ChunkedHits* chunked = nullptr)
-      : file_(file), matcher_(matcher), options_(options), diags_(diags), chunked_(chunked) {
-    result_.file = file;
-  }
+      : file_(file), matcher_(matcher), options_(options), diags_(diags), chunked_(chunked) {}
 
   FileResult run(ByteSource& source) {
     // One buffer from the first read on: a small file is read by a single read(2).
@@ -245,7 +243,6 @@ class FileAnalyzer {
     // Kept until the report: give back the growth slack (up to half the events' memory on a
     // 9,000-file job, and its page faults), for the next file to reuse.
     result_.events.shrink_to_fit();
-    result_.file.compression = file_.compression;  // known once the file was first read
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
     return std::move(result_);
@@ -586,13 +583,31 @@ std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher,
 FileResult analyze_source(const SourceFile& file, ByteSource& source, const RuleMatcher& matcher,
                           const AnalyzeOptions& options, DiagnosticSink& diags, ChunkedHits* chunked) {
   FileAnalyzer analyzer(file, matcher, options, diags, chunked);
-  return analyzer.run(source);
+  FileResult result = analyzer.run(source);
+  result.file = file;  // with the compression, known once the file was first read
+  return result;
 }
+
+namespace {
+
+// analyze_source for a file that is moved into the result once analysed.
+FileResult analyze_taken(SourceFile& file, ByteSource& source, const RuleMatcher& matcher,
+                         const AnalyzeOptions& options, DiagnosticSink& diags, ChunkedHits* chunked = nullptr) {
+  FileAnalyzer analyzer(file, matcher, options, diags, chunked);
+  FileResult result = analyzer.run(source);
+  result.file = std::move(file);
+  return result;
+}
+
+}  // namespace
 
 FileResult analyze_file(const SourceFile& listed, const RuleMatcher& matcher,
                         const AnalyzeOptions& options) {
+  return analyze_file(SourceFile(listed), matcher, options);
+}
+
+FileResult analyze_file(SourceFile&& file, const RuleMatcher& matcher, const AnalyzeOptions& options) {
   DiagnosticSink diags;
-  SourceFile file = listed;  // open_source fills in the compression
   // A file that may be read in chunks must know its compression before it is read.
   const bool may_chunk = options.triggers != nullptr && options.triggers->ok() &&
                          (options.chunk_helpers > 0 || options.defer_chunkable);
@@ -601,24 +616,24 @@ FileResult analyze_file(const SourceFile& listed, const RuleMatcher& matcher,
   std::unique_ptr<ByteSource> source = open_source(file, options.read, diags, sniff_at_open_above);
   if (!source) {
     FileResult result;
-    result.file = file;
     result.unopened = true;
     result.diagnostics = diags.take();
+    result.file = std::move(file);
     return result;
   }
   if (may_chunk && file.compression == Compression::None && file.size_bytes > 2 * options.chunk_bytes) {
     if (options.defer_chunkable) {
       FileResult result;
-      result.file = file;
       result.deferred = true;
+      result.file = std::move(file);
       return result;
     }
     ChunkedHits chunked(file.path, file.size_bytes, *options.triggers, options.chunk_bytes,
                         options.split.max_line_bytes, options.chunk_helpers);
     ChunkSource from_chunks(chunked, std::move(source), file, diags);
-    return analyze_source(file, from_chunks, matcher, options, diags, &chunked);
+    return analyze_taken(file, from_chunks, matcher, options, diags, &chunked);
   }
-  return analyze_source(file, *source, matcher, options, diags);
+  return analyze_taken(file, *source, matcher, options, diags);
 }
 
 IncrementalAnalyzer::IncrementalAnalyzer(SourceFile file, const RuleMatcher& matcher,
@@ -663,7 +678,9 @@ void IncrementalAnalyzer::feed(std::string_view bytes) {
 
 FileResult IncrementalAnalyzer::snapshot() const {
   FileAnalyzer copy = *analyzer_;
-  return copy.finish_all(/*keep_diagnostics=*/true);
+  FileResult result = copy.finish_all(/*keep_diagnostics=*/true);
+  result.file = file_;
+  return result;
 }
 
 void apply_year(FileResult& result, int year) {

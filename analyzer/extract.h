@@ -152,6 +152,9 @@ FileResult analyze_source(const SourceFile& file, ByteSource& source, const Rule
 /// Opens and analyzes one file (the per-file worker entry point).
 FileResult analyze_file(const SourceFile& file, const RuleMatcher& matcher,
                         const AnalyzeOptions& options);
+/// The same, moving `file` into the result (no copy of its paths, 9,000 of them on a big
+/// job); `file` is moved from only on return, so after an exception it is intact.
+FileResult analyze_file(SourceFile&& file, const RuleMatcher& matcher, const AnalyzeOptions& options);
 
 class FileAnalyzer;
 

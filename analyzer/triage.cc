@@ -28,10 +28,11 @@ namespace megatriage {
 namespace {
 
 // Per-file boundary: whatever escapes a stage becomes an internal diagnostic for that file only.
-FileResult analyze_guarded(const SourceFile& file, const RuleMatcher& matcher,
+// `file` moves into the result (it is left as it was when analysis throws).
+FileResult analyze_guarded(SourceFile& file, const RuleMatcher& matcher,
                            const AnalyzeOptions& options) {
   try {
-    return analyze_file(file, matcher, options);
+    return analyze_file(std::move(file), matcher, options);
   } catch (const std::exception& ex) {
     FileResult r;
     r.file = file;
@@ -64,7 +65,7 @@ void run_pool(const std::vector<std::size_t>& order, unsigned jobs, Work work) {
 // their reader: at most 7 helpers each, which bounds the chunks in flight (2 x helpers + 2 per
 // file). A file's size is learnt from the walk's stat or, when opened in the first round, from
 // open_source's.
-std::vector<FileResult> analyze_all(const std::vector<SourceFile>& files, const RuleMatcher& matcher,
+std::vector<FileResult> analyze_all(std::vector<SourceFile>& files, const RuleMatcher& matcher,
                                     AnalyzeOptions options, unsigned jobs, bool progress,
                                     int progress_after_ms) {
   ScanCounters counters;
@@ -87,8 +88,9 @@ std::vector<FileResult> analyze_all(const std::vector<SourceFile>& files, const 
     if (files[a].sized != files[b].sized) return files[a].sized;
     return files[a].size_bytes > files[b].size_bytes;
   });
+  // Each file moves into its result; one left for the second round is taken from there.
   auto analyze = [&](std::size_t i, const AnalyzeOptions& opts) {
-    results[i] = analyze_guarded(files[i], matcher, opts);
+    results[i] = analyze_guarded(results[i].deferred ? results[i].file : files[i], matcher, opts);
     if (results[i].deferred) return;
     if (results[i].file.compression != Compression::None)
       counters.bytes_done.fetch_add(results[i].file.size_bytes, std::memory_order_relaxed);
