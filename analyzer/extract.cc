@@ -189,7 +189,7 @@ class FileAnalyzer {
       if (!splitter.next_raw(raw)) break;
       // A cut line or one with NULs is always examined in full (its text changes in cleaning),
       // and its rules look for their needles themselves.
-      bool hit = raw.cut || raw.has_nul, needle = hit, named = !hit;
+      bool hit = raw.cut || raw.has_nul, needle = hit, named = !hit, stamped = hit;
       std::uint8_t may_hold = hit ? kWatchAll : uncertain;  // watched texts the line may hold
       candidates_.clear();
       if (!raw.cut) {
@@ -208,6 +208,7 @@ class FileAnalyzer {
         for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) {
           const TriggerScanner::Hit& h = hits[next_hit];
           hit = true;
+          stamped = stamped || h.literal == TriggerScanner::kStamp;
           // A needle hit without a literal is the failed search's "look at every line".
           may_hold |= h.needle && h.literal == TriggerScanner::kStamp ? kWatchAll : triggers.watch_bits(h.literal);
           if (!h.needle) continue;
@@ -224,7 +225,7 @@ class FileAnalyzer {
           std::sort(candidates_.begin(), candidates_.end());
           candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
         }
-        analyze_line(splitter.clean(raw), hit, needle, named ? &candidates_ : nullptr, may_hold);
+        analyze_line(splitter.clean(raw), hit, needle, named ? &candidates_ : nullptr, may_hold, stamped);
       }
     }
   }
@@ -251,12 +252,15 @@ class FileAnalyzer {
   // `triggered`: the line holds a trigger (or every line is examined). Otherwise it can only
   // matter to a busy stream, and is dropped once its prefix names an idle one. `needle`: the
   // search saw where a rule's needle may be (or every line is examined); without that the
-  // line holds no needle, so no rule can match it.
+  // line holds no needle, so no rule can match it. `may_stamp`: the search saw an `HH:MM:SS`
+  // (every stamp parse_timestamp() reads has one) or cannot tell.
   void analyze_line(const LineView& line, bool triggered, bool needle,
-                    const std::vector<int>* candidates = nullptr, std::uint8_t may_hold = kWatchAll) {
+                    const std::vector<int>* candidates = nullptr, std::uint8_t may_hold = kWatchAll,
+                    bool may_stamp = true) {
     std::string_view text = line.text;
     if ((may_hold & kWatchEscape) != 0 && std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
       candidates = nullptr;  // the needles are looked for in the text without escapes
+      may_stamp = true;      // and so is a stamp (an escape may have split one)
       // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
       scratch_ = strip_terminal_escapes(text);
       text = scratch_;
@@ -290,7 +294,7 @@ class FileAnalyzer {
     // trigger (here only because its stream is inside a traceback) holds neither, and only an
     // open arguments dump wants every line.
     std::optional<CivilTime> stamp;
-    if (triggered) stamp = parse_timestamp(body);
+    if (triggered && may_stamp) stamp = parse_timestamp(body);
     if (stamp) on_stamp(*stamp, stream, prefix, line.number);
 
     if (triggered || stream.config.in_args_dump()) {

@@ -323,3 +323,19 @@ TEST_CASE("fast path: every fixture log gives the same result as examining every
   CHECK(files >= 30);
 }
 }
+
+TEST_CASE("fast path: a stamp is read only where the search saw HH:MM:SS, or behind an escape") {
+  // Triggered lines whose stamp the trigger search cannot see as HH:MM:SS (split by an escape)
+  // still give it to their event; lines with a needle but no stamp get none, and inherit.
+  const std::string text =
+      "[rank0]:[E1130 06:51:20.100 ProcessGroupNCCL.cpp:1] early line\n"
+      "[rank0]:[E1130 06:\x1b[0m51:25.554 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+      "timeout: WorkNCCL(SeqNum=53, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600003 "
+      "milliseconds before timing out.\n"
+      "[rank0]: Some NCCL operations have failed or timed out.\n";
+  check_same_for_every_buffer(text, "stamp behind an escape");
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  const std::string got = analyze(text, fast);
+  CHECK(got.find("06:51:25") != std::string::npos);
+}
