@@ -412,7 +412,7 @@ class Walker {
       here.push_back(id);
     }
     // Argument "/" must not give "//etc".
-    const std::string sep = task.display.back() == '/' ? "" : "/";
+    const std::string_view sep = task.display.back() == '/' ? "" : "/";
     alignas(dirent64) char buffer[32 * 1024];
     for (;;) {
       ssize_t n = ::getdents64(dfd.get(), buffer, sizeof buffer);
@@ -430,12 +430,12 @@ class Walker {
         // The entry's type spares a stat for directories (identified when listed) and, unless
         // asked to stat files, for regular files (stat'ed when opened).
         if (entry->d_type == DT_DIR) {
-          children.push_back({task.path + sep + name, task.display + sep + name, here, std::nullopt});
+          children.push_back({join_path(task.path, sep, name), join_path(task.display, sep, name), here, std::nullopt});
         } else if (entry->d_type == DT_REG && !options_.stat_files &&
                    strip_compression_suffix(name) == std::string_view(name)) {
-          add_unstatted_file(local, task.path + sep + name, task.display + sep + name);
+          add_unstatted_file(local, join_path(task.path, sep, name), join_path(task.display, sep, name));
         } else {
-          visit_entry(local, dfd.get(), name, task.path + sep + name, task.display + sep + name,
+          visit_entry(local, dfd.get(), name, join_path(task.path, sep, name), join_path(task.display, sep, name),
                       here, children);
         }
       }
@@ -517,6 +517,14 @@ class Walker {
     } else {
       report_special(local, display, st);
     }
+  }
+
+  // dir + sep + name in one allocation (two per entry of a 9,000-file tree).
+  static std::string join_path(const std::string& dir, std::string_view sep, std::string_view name) {
+    std::string path;
+    path.reserve(dir.size() + sep.size() + name.size());
+    path.append(dir).append(sep).append(name);
+    return path;
   }
 
   static bool is_ancestor(const std::vector<DevIno>& ancestors, DevIno id) {
