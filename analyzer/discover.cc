@@ -100,6 +100,8 @@ class ComponentsFromEnd {
     rest_ = rest_.substr(0, start);
     return true;
   }
+  /// What is left: the path of the directory above the last component returned.
+  std::string_view rest() const { return rest_; }
 
  private:
   std::string_view rest_;
@@ -172,6 +174,67 @@ struct DirTask {
   // met as an entry learns it from its open fd when listed (no lookup by name).
   std::optional<DevIno> id;
 };
+
+// What a directory's path tells about the files in it: hint_from_path in two halves, so that
+// the walk reads each directory's path once rather than once per file in it.
+struct DirectoryHint {
+  int torchrun_local_rank = -1;  // <attempt_N>/<local_rank>/: its {stderr,stdout}.log's
+  bool rank_token = false;       // the nearest component with a rank<N> token gave these:
+  int rank = -1, local_rank = -1;
+};
+
+DirectoryHint directory_hint(std::string_view dir) {
+  DirectoryHint hint;
+  ComponentsFromEnd components(dir);
+  std::string_view parent, grandparent;
+  ComponentsFromEnd up = components;
+  // torchrun --log-dir: <run>/attempt_<N>/<local_rank>/{stderr,stdout}.log
+  if (up.next(parent) && up.next(grandparent) && grandparent.substr(0, 8) == "attempt_" &&
+      parse_small_int(grandparent.substr(8)) >= 0)
+    hint.torchrun_local_rank = parse_small_int(parent);
+  for (std::string_view part; components.next(part);) {
+    if (find_rank_token(part, hint.rank, hint.local_rank)) {
+      hint.rank_token = true;
+      break;
+    }
+  }
+  return hint;
+}
+
+Attribution file_hint(std::string_view file_name, const DirectoryHint& dir) {
+  Attribution hint;
+  std::string_view name = strip_compression_suffix(file_name);
+  if (name == "stderr.log" || name == "stdout.log") hint.local_rank = dir.torchrun_local_rank;
+
+  // sbatch per-task output: <name>-<jobid>-<task>.{err,out} (%x-%j-%t). `gpt-tiny-25.err`
+  // (%x-%j) has one numeric field only and gives no task.
+  if (ends_with(name, ".err") || ends_with(name, ".out")) {
+    std::string_view stem = name.substr(0, name.size() - 4);
+    std::size_t last_dash = stem.rfind('-');
+    if (last_dash != std::string_view::npos && last_dash > 0) {
+      int task = parse_small_int(stem.substr(last_dash + 1));
+      std::string_view rest = stem.substr(0, last_dash);
+      std::size_t job_dash = rest.rfind('-');
+      std::string_view job =
+          job_dash == std::string_view::npos ? rest : rest.substr(job_dash + 1);
+      bool job_numeric = !job.empty() && std::all_of(job.begin(), job.end(), is_digit);
+      if (task >= 0 && job_numeric) hint.task = task;
+    }
+  }
+
+  // rank<N> tokens: the file name first, then the nearest directory that has one.
+  int rank = -1, local_rank = -1;
+  const bool in_name = find_rank_token(name, rank, local_rank);
+  if (!in_name && dir.rank_token) {
+    rank = dir.rank;
+    local_rank = dir.local_rank;
+  }
+  if (in_name || dir.rank_token) {
+    if (rank >= 0 && hint.rank < 0) hint.rank = rank;
+    if (local_rank >= 0 && hint.local_rank < 0) hint.local_rank = local_rank;
+  }
+  return hint;
+}
 
 // The tree walk. Directories are listed by a pool of threads (a job's tree has thousands of
 // them, and per-entry system calls dominate); entries are looked up relative to their
@@ -413,6 +476,7 @@ class Walker {
     }
     // Argument "/" must not give "//etc".
     const std::string_view sep = task.display.back() == '/' ? "" : "/";
+    std::optional<DirectoryHint> dir_hint;  // read at the first file
     alignas(dirent64) char buffer[32 * 1024];
     for (;;) {
       ssize_t n = ::getdents64(dfd.get(), buffer, sizeof buffer);
@@ -433,7 +497,8 @@ class Walker {
           children.push_back({join_path(task.path, sep, name), join_path(task.display, sep, name), here, std::nullopt});
         } else if (entry->d_type == DT_REG && !options_.stat_files &&
                    strip_compression_suffix(name) == std::string_view(name)) {
-          add_unstatted_file(local, join_path(task.path, sep, name), join_path(task.display, sep, name));
+          if (!dir_hint) dir_hint = directory_hint(task.display);
+          add_unstatted_file(local, join_path(task.path, sep, name), join_path(task.display, sep, name), &*dir_hint);
         } else {
           visit_entry(local, dfd.get(), name, join_path(task.path, sep, name), join_path(task.display, sep, name),
                       here, children);
@@ -544,13 +609,15 @@ class Walker {
     set_stat(add_unstatted_file(local, path, display), st);
   }
 
-  // A regular file known from its directory entry only (DiscoverOptions::stat_files).
-  SourceFile& add_unstatted_file(Local& local, std::string path, std::string display) {
+  // A regular file known from its directory entry only (DiscoverOptions::stat_files). `dir`:
+  // what its directory's path tells (else read from `display`).
+  SourceFile& add_unstatted_file(Local& local, std::string path, std::string display,
+                                 const DirectoryHint* dir = nullptr) {
     SourceFile& f = local.found.emplace_back();
-    f.hint = hint_from_path(display);
     std::string_view base = display;
     if (std::size_t slash = base.rfind('/'); slash != std::string_view::npos)
       base = base.substr(slash + 1);
+    f.hint = dir != nullptr ? file_hint(base, *dir) : hint_from_path(display);
     f.is_stdout = is_stdout_name(base);
     f.path = std::move(path);
     f.display_path = std::move(display);
@@ -634,46 +701,10 @@ std::vector<bool> find_repeats(const std::vector<FileIdentity>& ids) {
 }
 
 Attribution hint_from_path(const std::string& display_path) {
-  Attribution hint;
   ComponentsFromEnd components(display_path);
-  std::string_view last, parent, grandparent;
-  if (!components.next(last)) return hint;
-  std::string_view name = strip_compression_suffix(last);
-
-  // torchrun --log-dir: <run>/attempt_<N>/<local_rank>/{stderr,stdout}.log
-  ComponentsFromEnd up = components;
-  if ((name == "stderr.log" || name == "stdout.log") && up.next(parent) && up.next(grandparent) &&
-      grandparent.substr(0, 8) == "attempt_" && parse_small_int(grandparent.substr(8)) >= 0) {
-    hint.local_rank = parse_small_int(parent);
-  }
-
-  // sbatch per-task output: <name>-<jobid>-<task>.{err,out} (%x-%j-%t). `gpt-tiny-25.err`
-  // (%x-%j) has one numeric field only and gives no task.
-  if (ends_with(name, ".err") || ends_with(name, ".out")) {
-    std::string_view stem = name.substr(0, name.size() - 4);
-    std::size_t last_dash = stem.rfind('-');
-    if (last_dash != std::string_view::npos && last_dash > 0) {
-      int task = parse_small_int(stem.substr(last_dash + 1));
-      std::string_view rest = stem.substr(0, last_dash);
-      std::size_t job_dash = rest.rfind('-');
-      std::string_view job =
-          job_dash == std::string_view::npos ? rest : rest.substr(job_dash + 1);
-      bool job_numeric = !job.empty() && std::all_of(job.begin(), job.end(), is_digit);
-      if (task >= 0 && job_numeric) hint.task = task;
-    }
-  }
-
-  // rank<N> tokens: the file name first, then the nearest directory that has one.
-  std::string_view part = name;
-  do {
-    int rank = -1, local_rank = -1;
-    if (find_rank_token(part, rank, local_rank)) {
-      if (rank >= 0 && hint.rank < 0) hint.rank = rank;
-      if (local_rank >= 0 && hint.local_rank < 0) hint.local_rank = local_rank;
-      break;
-    }
-  } while (components.next(part));
-  return hint;
+  std::string_view last;
+  if (!components.next(last)) return {};
+  return file_hint(last, directory_hint(components.rest()));
 }
 
 }  // namespace megatriage

@@ -571,6 +571,32 @@ TEST_SUITE("discover") {
     CHECK(diags.empty());
   }
 
+  TEST_CASE("discover: the walk gives each file the hint its display path gives") {
+    // The walk reads a directory's part of the hint once for all its files.
+    TempDir tmp;
+    for (const char* f : {"logs/rank5/attempt_0/2/stderr.log", "logs/rank5/attempt_0/2/rank9.log",
+                          "logs/rank5/local_rank1/x.log", "logs/gpt-25-3.err", "logs/run/attempt_1/7/stdout.log",
+                          "logs/run/attempt_1/7/other.log"})
+      tmp.write(f, "x\n");
+    for (bool stat_files : {false, true}) {
+      DiscoverOptions options;
+      options.stat_files = stat_files;
+      DiagnosticSink diags;
+      std::vector<SourceFile> files = discover_sources({tmp / "logs"}, options, diags);
+      REQUIRE(files.size() == 6);
+      int with_hint = 0;
+      for (const SourceFile& f : files) {
+        CAPTURE(f.display_path);
+        const Attribution want = hint_from_path(f.display_path);
+        CHECK(f.hint.rank == want.rank);
+        CHECK(f.hint.local_rank == want.local_rank);
+        CHECK(f.hint.task == want.task);
+        if (f.hint.rank >= 0 || f.hint.local_rank >= 0 || f.hint.task >= 0) ++with_hint;
+      }
+      CHECK(with_hint == 5);  // all but other.log: the torchrun layout names only std{err,out}.log
+    }
+  }
+
   TEST_CASE("discover: hints from file names and torchrun layouts") {
     struct Row {
       const char* path;
@@ -601,6 +627,10 @@ TEST_SUITE("discover") {
         {"logs/frank3.log", "rank=-1 local=-1 task=-1 host="},
         {"logs/rank3x.log", "rank=-1 local=-1 task=-1 host="},
         {"logs/ranks.log", "rank=-1 local=-1 task=-1 host="},
+        {"logs/rank5/local_rank1/x.log", "rank=-1 local=1 task=-1 host="},  // the nearest token only
+        {"logs/rank5/attempt_0/2/stderr.log", "rank=5 local=2 task=-1 host="},
+        {"logs/rank5/attempt_0/2/rank9.log", "rank=9 local=-1 task=-1 host="},
+        {"/rank4/x.err", "rank=4 local=-1 task=-1 host="},
         // no host from names
         {"logs/node-gpu017.err", "rank=-1 local=-1 task=-1 host="},
         {"", "rank=-1 local=-1 task=-1 host="},
