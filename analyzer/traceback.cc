@@ -261,7 +261,8 @@ std::string to_debug_string(const Traceback& tb) {
   std::string out;
   for (const auto& b : tb.blocks) {
     if (!out.empty()) out += " | ";
-    out += "@" + std::to_string(b.header_line) + " frames=" + std::to_string(b.frames.size());
+    out += '@';  // appended, not `"@" + ...`: GCC 12 -O3 gives a false -Wrestrict on the latter
+    out += std::to_string(b.header_line) + " frames=" + std::to_string(b.frames.size());
     if (!b.frames.empty())
       out += " last=" + b.frames.back().path + ":" + std::to_string(b.frames.back().line) + ":" +
              b.frames.back().function;
