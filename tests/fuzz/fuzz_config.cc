@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "megatron_config.h"
+#include "extract/megatron_config.h"
 
 using namespace megatriage;
 

@@ -8,16 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "checks.h"
-#include "classify.h"
-#include "extract.h"
-#include "render.h"
-#include "root_cause.h"
-#include "../support/repo_rules.h"
-#include "../support/result_signature.h"
-#include "rules.h"
-#include "text_util.h"
-#include "timeline.h"
+#include "base/text_util.h"
+#include "decide/checks.h"
+#include "decide/classify.h"
+#include "decide/root_cause.h"
+#include "decide/timeline.h"
+#include "extract/extract.h"
+#include "match/rules.h"
+#include "render/render.h"
+#include "support/repo_rules.h"
+#include "support/result_signature.h"
 
 using namespace megatriage;
 

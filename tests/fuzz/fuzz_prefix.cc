@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "line_prefix.h"
+#include "extract/line_prefix.h"
 
 using namespace megatriage;
 

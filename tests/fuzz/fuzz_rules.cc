@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "rule_matcher.h"
-#include "rules.h"
+#include "match/rule_matcher.h"
+#include "match/rules.h"
 
 using namespace megatriage;
 

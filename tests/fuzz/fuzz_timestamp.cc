@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "timestamp.h"
+#include "extract/timestamp.h"
 
 using namespace megatriage;
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "traceback.h"
+#include "extract/traceback.h"
 
 using namespace megatriage;
 

@@ -1,8 +1,8 @@
 // The repository's rules, loaded once for the unit tests that need a real matcher.
 #pragma once
 
-#include "rule_matcher.h"
-#include "rules.h"
+#include "match/rule_matcher.h"
+#include "match/rules.h"
 
 namespace megatriage::test {
 

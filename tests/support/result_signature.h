@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string>
 
-#include "extract.h"
-#include "timestamp.h"
+#include "extract/extract.h"
+#include "extract/timestamp.h"
 
 namespace megatriage::test {
 

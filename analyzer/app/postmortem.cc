@@ -1,0 +1,493 @@
+#include "app/postmortem.h"
+
+#include "base/process.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "app/triage.h"
+#include "base/run_cache.h"
+#include "render/render.h"
+
+namespace megatriage {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitNoFailure = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+// sacct columns we ask for. JobIDRaw (last) gives an array task's own id for %j; StdOut/StdErr
+// do not exist before 24.05 and would make 22.05's sacct fail, so they are asked for separately.
+constexpr const char* kSacctFormat =
+    "JobID,JobName,State,ExitCode,DerivedExitCode,Elapsed,Timelimit,NodeList,WorkDir,SubmitLine,"
+    "User,UID,Start,End,JobIDRaw";
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+bool is_report_name(const std::string& name) {
+  return (name.rfind("megatriage-", 0) == 0 && name.size() > 5 &&
+          name.compare(name.size() - 5, 5, ".json") == 0) ||
+         name.rfind(".megatriage-", 0) == 0;
+}
+
+bool exists_file(const std::string& path) {
+  struct stat st;
+  return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string user_name(long uid) {
+  if (uid < 0) return "";
+  passwd* pw = getpwuid(static_cast<uid_t>(uid));
+  return pw ? std::string(pw->pw_name) : std::string();
+}
+
+// Drops to the job owner's uid/gid (and their groups) so that only what the owner may read is
+// read and the report is written as the owner. Requires: running as root.
+bool drop_privileges(const SlurmJobInfo& job, std::string& err) {
+  uid_t uid = static_cast<uid_t>(job.uid);
+  passwd* pw = getpwuid(uid);
+  gid_t gid = job.gid >= 0 ? static_cast<gid_t>(job.gid) : pw ? pw->pw_gid : static_cast<gid_t>(-1);
+  if (gid == static_cast<gid_t>(-1)) {
+    std::string g = env("SLURM_JOB_GID");
+    if (g.empty()) {
+      err = "cannot tell the group of uid " + std::to_string(job.uid);
+      return false;
+    }
+    gid = static_cast<gid_t>(std::atol(g.c_str()));
+  }
+  int rc = pw ? initgroups(pw->pw_name, gid) : setgroups(1, &gid);
+  if (rc != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
+    err = std::string("cannot switch to the job's user: ") + std::strerror(errno);
+    return false;
+  }
+  if (setuid(0) == 0) {
+    err = "dropping privileges did not stick";
+    return false;
+  }
+  return true;
+}
+
+// Files in `dir` (not recursed) whose names mention the job, reports excluded.
+void add_siblings(const std::string& dir, const std::string& job_id, std::set<std::string>& out) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (is_report_name(name) || !name_mentions_job(name, job_id)) continue;
+    std::error_code ec2;
+    auto st = it->symlink_status(ec2);
+    if (ec2) continue;
+    // Symlinks are passed on as named: the reader opens them with the job owner's rights.
+    if (fs::is_regular_file(st) || fs::is_symlink(st)) out.insert(it->path().string());
+  }
+}
+
+// Files under `root` (depth <= 3, at most 20000 entries) whose names mention the job.
+void scan_work_dir(const std::string& root, const std::string& job_id, std::set<std::string>& out) {
+  std::error_code ec;
+  std::size_t seen = 0;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end && seen < 20000; it.increment(ec), ++seen) {
+    if (it.depth() >= 3) it.disable_recursion_pending();
+    std::string name = it->path().filename().string();
+    if (is_report_name(name) || !name_mentions_job(name, job_id)) continue;
+    std::error_code ec2;
+    if (it->is_regular_file(ec2)) out.insert(it->path().string());
+  }
+}
+
+std::string dir_of(const std::string& path) {
+  std::string d = fs::path(path).parent_path().string();
+  return d.empty() ? "." : d;
+}
+
+bool write_atomically(const std::string& dir, const std::string& name, const std::string& data,
+                      std::string& err) {
+  std::string tmpl = dir + "/.megatriage-" + name + ".XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  int fd = mkstemp(buf.data());
+  if (fd < 0) {
+    err = "cannot create a file in " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  std::string tmp(buf.data());
+  const char* p = data.data();
+  std::size_t left = data.size();
+  bool ok = true;
+  while (left > 0) {
+    ssize_t n = write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) { ok = false; break; }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  ok = ok && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) {
+    err = "cannot write " + dir + "/" + name + ": " + std::strerror(errno);
+    unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+CheckResult advice(std::string text) { return {"advice", std::move(text), "unknown", ""}; }
+
+std::string where_of(const RootCauseReport& r) {
+  return r.file.empty() ? std::string("sacct") : r.file + ":" + std::to_string(r.line);
+}
+
+// A root cause that comes from sacct alone. The logs' own candidate, if any, stays as a reason.
+RootCauseReport sacct_root(const Report& report, std::string category, std::string rule, std::string title,
+                           std::string explain) {
+  RootCauseReport r;
+  r.category = std::move(category);
+  r.rule = std::move(rule);
+  r.title = std::move(title);
+  r.explain = std::move(explain);
+  r.evidence = "sacct";
+  r.time_basis = "none";
+  r.confidence = "high";
+  if (report.root_cause) {
+    r.facts = report.root_cause->facts;
+    r.reasons.push_back("the logs' own candidate, " + report.root_cause->title + " at " +
+                        where_of(*report.root_cause) + ", has no Python traceback; SLURM's state decides");
+  }
+  return r;
+}
+
+std::string limit_text(const SlurmJobInfo& job) {
+  std::string s = "elapsed " + (job.elapsed.empty() ? std::string("unknown") : job.elapsed);
+  if (!job.time_limit.empty()) s += " of a " + job.time_limit + " limit";
+  return s;
+}
+
+}  // namespace
+
+void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
+  report.slurm = job;
+  const bool traceback = report.root_cause && report.root_cause->evidence == "traceback";
+  const std::string jid = "job " + job.job_id;
+  const std::string rule = report.root_cause ? report.root_cause->rule : "";
+
+  if (job.node_fail) {
+    if (rule == "slurm.node-failure") {
+      report.root_cause->reasons.push_back("sacct: state NODE_FAIL confirms the node failure");
+    } else {
+      RootCauseReport r = sacct_root(report, "unknown", "sacct.node-fail", "A node of the job failed",
+                                     "SLURM reports NODE_FAIL for " + jid + " (nodes " + job.node_list +
+                                         "): a node stopped answering, and errors on the other ranks "
+                                         "(connection resets, timeouts) are consequences.");
+      if (traceback)
+        r.reasons.push_back("the traceback at " + where_of(*report.root_cause) +
+                            " came from a rank that lost its peer on the failed node");
+      r.checks = {advice("Find the failed node in the controller's log (slurmctld.log) and `sinfo -R`; "
+                         "check its hardware, kernel log and slurmd."),
+                  advice("Resubmit excluding the node (--exclude) and from the last checkpoint.")};
+      r.headline = "Node failure in " + jid + " on " + job.node_list + " (" + limit_text(job) + ")";
+      report.root_cause = std::move(r);
+    }
+  } else if (job.out_of_memory && !traceback) {
+    if (report.root_cause && report.root_cause->category == "oom") {
+      report.root_cause->reasons.push_back("sacct: a step is OUT_OF_MEMORY");
+    } else {
+      RootCauseReport r = sacct_root(report, "oom", "sacct.out-of-memory", "Host memory limit exceeded (cgroup OOM kill)",
+                                     "SLURM reports OUT_OF_MEMORY for " + jid +
+                                         ": a process used more host memory than the job's --mem and "
+                                         "the kernel killed it; no Python traceback is printed for that.");
+      r.checks = {advice("Raise --mem (or --mem-per-cpu), or lower host memory use: DataLoader workers, "
+                         "pinned memory, dataset caching, checkpoint loading on every rank."),
+                  advice("sacct -j " + job.job_id + " -o JobID,MaxRSS,MaxRSSNode,ReqMem shows the peak per step.")};
+      r.headline = "Host OOM kill in " + jid + " (" + job.node_list + ")";
+      report.root_cause = std::move(r);
+    }
+  } else if (job.time_limit_hit && !traceback) {
+    std::string progress;
+    std::map<std::string, std::string> facts =
+        report.root_cause ? report.root_cause->facts : std::map<std::string, std::string>{};
+    if (facts.count("last_iteration"))
+      progress = " The last iteration seen in the logs is " + facts["last_iteration"] +
+                 ": if iteration lines stopped long before the kill, it hung; if they kept coming, it was too slow.";
+    std::string why = "SLURM killed " + jid + " at its time limit (" + limit_text(job) +
+                      "). No Python traceback came before the kill, so the job was still running: "
+                      "it hung (a collective or I/O that never returned) or was too slow to finish in time." +
+                      progress;
+    if (rule == "slurm.time-limit") {
+      auto& r = *report.root_cause;
+      r.explain += " " + why;
+      r.reasons.push_back("sacct: state TIMEOUT (" + limit_text(job) + ")");
+    } else {
+      RootCauseReport r = sacct_root(report, "unknown", "sacct.timeout", "Job reached its time limit (hung or too slow)", why);
+      r.checks = {advice("If training was progressing, raise --time or checkpoint more often and resubmit "
+                         "from the last checkpoint."),
+                  advice("If progress had stopped, the job hung: look for the rank that stopped printing, and "
+                         "set NCCL/gloo timeouts shorter than the time limit so a hang raises an error.")};
+      r.headline = "Time limit reached in " + jid + " (" + limit_text(job) + ")" +
+                   (facts.count("last_iteration") ? " after iteration " + facts["last_iteration"] : "");
+      report.root_cause = std::move(r);
+    }
+  } else if (job.state == "CANCELLED" && job.cancelled_by >= 0 &&
+             (!report.root_cause || rule == "slurm.cancelled")) {
+    std::string name = user_name(job.cancelled_by);
+    std::string who = (name.empty() ? "uid" : name + " (uid") + " " + std::to_string(job.cancelled_by) +
+                      (name.empty() ? "" : ")");
+    std::string title = "Job cancelled by " + who;
+    std::string why = jid + " was cancelled by " + who + " (scancel); no failure came before it.";
+    if (report.root_cause) {
+      auto& r = *report.root_cause;
+      r.title = title;
+      r.explain += " " + why;
+      r.headline = title;
+      r.reasons.push_back("sacct: state CANCELLED by " + std::to_string(job.cancelled_by));
+    } else {
+      RootCauseReport r = sacct_root(report, "unknown", "sacct.cancelled", title, why);
+      r.checks = {advice("Ask " + who + " why; a workflow tool or an administrator may cancel jobs.")};
+      r.headline = title + " (" + limit_text(job) + ")";
+      report.root_cause = std::move(r);
+    }
+  } else if (!report.root_cause && !job.state.empty() && job.state != "COMPLETED" && is_final_state(job.state)) {
+    RootCauseReport r = sacct_root(report, "unknown", "sacct.failed", "Job ended " + job.state + " with no cause in the logs",
+                                   "SLURM reports " + job.state + " with exit code " + describe_exit_code(job.exit_code) +
+                                       " for " + jid + ", but the logs read show no error (" + state_meaning(job.state) + ").");
+    r.confidence = "low";
+    r.checks = {advice("Check that the logs read are the job's (--logs DIR), and the batch script's own "
+                       "commands: a failing command with no output gives an exit code and nothing else.")};
+    r.headline = r.title;
+    report.root_cause = std::move(r);
+  }
+  report.verdict = report.root_cause ? "failure" : "no_failure";
+}
+
+int run_postmortem(const PostmortemOptions& options, std::string& out, std::string& err) {
+  std::string job_arg = options.job_id;
+  bool from_env = false;
+  if (job_arg.empty()) {
+    job_arg = env("SLURM_JOB_ID");
+    from_env = true;
+  } else {
+    from_env = job_arg == env("SLURM_JOB_ID") && !env("SLURM_SCRIPT_CONTEXT").empty();
+  }
+  if (job_arg.empty()) {
+    err += "megatriage postmortem: no JOBID given and SLURM_JOB_ID is not set\n";
+    return kExitUsage;
+  }
+  SlurmJobId id = parse_job_id(job_arg);
+  if (id.heterogeneous) {
+    err += "megatriage postmortem: " + job_arg +
+           " is a component of a heterogeneous job; heterogeneous jobs are not supported "
+           "(run megatriage on the logs of the component instead)\n";
+    return kExitUsage;
+  }
+  if (!id.valid) {
+    err += "megatriage postmortem: '" + job_arg + "' is not a job id (123, or 123_4 for an array task)\n";
+    return kExitUsage;
+  }
+
+  // Ask SLURM. sacct lags right after the end (PENDING, a short NodeList): re-query for up to
+  // ~10 s while scontrol says the job is over (or no longer knows it) but sacct disagrees.
+  std::map<std::string, std::string> sc;
+  std::optional<SlurmJobInfo> job;
+  bool sacct_ran = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  // Steps can take KillWait (30 s by default) to die after a time limit or scancel.
+  auto steps_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(45);
+  for (int attempt = 0;; ++attempt) {
+    CommandResult s = run_command({"scontrol", "show", "job", job_arg});
+    if (s.started && s.status == 0) sc = parse_scontrol_show_job(s.out);
+    CommandResult a = run_command({"sacct", "-j", job_arg, "--parsable2", std::string("--format=") + kSacctFormat});
+    sacct_ran = sacct_ran || a.started;
+    job.reset();
+    if (a.started && a.status == 0) job = slurm_job_from_sacct(parse_sacct_parsable(a.out), job_arg);
+    if (job) {
+      // Heterogeneous jobs show up as 123+0, 123+1 rows even when asked for 123.
+      if (job->job_id.find('+') != std::string::npos) {
+        err += "megatriage postmortem: job " + job_arg + " is heterogeneous; not supported\n";
+        return kExitUsage;
+      }
+    }
+    std::string sc_state = sc.count("JobState") ? sc["JobState"] : "";
+    bool sc_over = sc_state.empty() || is_final_state(sc_state) || sc_state == "COMPLETING";
+    bool retry = false, steps_running = false;
+    if (!job) retry = !sc.empty();
+    else if (!is_final_state(job->state)) retry = sc_over;
+    else if (sc.count("NodeList") && hostlist_count(sc["NodeList"]) > hostlist_count(job->node_list)) retry = true;
+    if (job && is_final_state(job->state) && sc_over) {
+      // EpilogSlurmctld starts as soon as the controller decides (TIMEOUT, scancel), before
+      // slurmstepd has killed the steps and written its last lines: wait for the step rows.
+      // The extern step only ends after every epilog.
+      for (const auto& st : job->steps)
+        if (!is_final_state(st.state) && !st.id.ends_with(".extern"))
+          steps_running = true;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (steps_running && now < steps_deadline) retry = true;
+    if (!retry || (now >= deadline && !steps_running) || now >= steps_deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 4 ? 250 : 500));
+  }
+  if (!sacct_ran) {
+    err += "megatriage postmortem: cannot run sacct (is SLURM installed and on PATH?)\n";
+    return kExitUsage;
+  }
+  if (!job) {
+    err += "megatriage postmortem: job " + job_arg + " not found (sacct and scontrol do not know it)\n";
+    return kExitUsage;
+  }
+  merge_scontrol(*job, sc);
+  if (from_env) {
+    // EpilogSlurmctld's environment: patterns, not expanded paths (expanded below).
+    if (job->std_out.empty()) job->std_out = env("SLURM_JOB_STDOUT");
+    if (job->std_err.empty()) job->std_err = env("SLURM_JOB_STDERR");
+    if (job->work_dir.empty()) job->work_dir = env("SLURM_JOB_WORK_DIR");
+    if (job->user.empty()) job->user = env("SLURM_JOB_USER");
+    if (job->uid < 0 && !env("SLURM_JOB_UID").empty()) job->uid = std::atol(env("SLURM_JOB_UID").c_str());
+    if (job->gid < 0 && !env("SLURM_JOB_GID").empty()) job->gid = std::atol(env("SLURM_JOB_GID").c_str());
+  }
+  if (job->uid >= 0 && job->gid < 0) {
+    if (passwd* pw = getpwuid(static_cast<uid_t>(job->uid))) job->gid = static_cast<long>(pw->pw_gid);
+  }
+
+  PatternContext ctx{job->job_id_raw, job->array_job_id, job->array_task_id, job->name, job->user,
+                     hostlist_first(job->node_list)};
+  std::vector<std::string> named;  // the job's own stdout/stderr paths, stderr first
+  auto add_named = [&](const std::string& p, bool expanded) {
+    if (p.empty()) return;
+    std::string path = expanded ? p : expand_slurm_pattern(p, ctx, job->work_dir);
+    if (path == "/dev/null" || std::find(named.begin(), named.end(), path) != named.end()) return;
+    named.push_back(path);
+  };
+  add_named(job->std_err, job->std_paths_expanded);
+  add_named(job->std_out, job->std_paths_expanded);
+  std::vector<std::string> from_script;
+  if (named.empty() && options.logs_dir.empty()) {
+    CommandResult b = run_command({"sacct", "-j", job_arg, "--batch-script"});
+    OutputPatterns p = output_patterns(b.started && b.status == 0 ? b.out : "", job->submit_line);
+    std::string output = p.output.empty() ? (job->array_job_id.empty() ? "slurm-%j.out" : "slurm-%A_%a.out")
+                                          : p.output;
+    add_named(p.error.empty() ? output : p.error, false);
+    add_named(output, false);
+  }
+
+  // From here on logs are read: as the job's owner, never as root.
+  if (geteuid() == 0 && job->uid != 0) {
+    std::string why;
+    if (job->uid < 0) {
+      err += "megatriage postmortem: running as root and the owner of job " + job_arg +
+             " is unknown; refusing to read its logs as root\n";
+      return kExitUsage;
+    }
+    if (!drop_privileges(*job, why)) {
+      err += "megatriage postmortem: " + why + "; refusing to read logs as root\n";
+      return kExitUsage;
+    }
+  }
+
+  std::set<std::string> files;
+  std::vector<std::string> paths;
+  std::string report_dir = options.report_dir;
+  if (!options.logs_dir.empty()) {
+    std::error_code ec;
+    if (fs::is_directory(options.logs_dir, ec)) {
+      // Each entry of DIR except our own reports (re-reading one would change the next report).
+      std::string root = fs::weakly_canonical(options.logs_dir, ec).string();
+      for (fs::directory_iterator it(options.logs_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        if (is_report_name(name)) continue;
+        std::error_code ec2;
+        if (it->is_symlink(ec2)) {
+          // As a tree walk would: a symlink leaving DIR is not followed.
+          std::string target = fs::weakly_canonical(it->path(), ec2).string();
+          if (ec2 || target.rfind(root + "/", 0) != 0) continue;
+        }
+        files.insert(it->path().string());
+      }
+    } else {
+      files.insert(options.logs_dir);
+    }
+    if (report_dir.empty()) {
+      for (const auto& n : named)
+        if (exists_file(n)) { report_dir = dir_of(n); break; }
+    }
+    if (report_dir.empty()) report_dir = fs::is_directory(options.logs_dir, ec) ? options.logs_dir : dir_of(options.logs_dir);
+  } else {
+    std::set<std::string> dirs;
+    for (const auto& n : named) {
+      if (!exists_file(n)) continue;
+      files.insert(n);
+      dirs.insert(dir_of(n));
+      if (report_dir.empty()) report_dir = dir_of(n);
+    }
+    // Per-task files (srun --output=%x-%j-%t.err) beside the job's own logs.
+    for (const auto& d : dirs) add_siblings(d, job->job_id_raw, files);
+    if (files.empty() && !job->work_dir.empty()) {
+      scan_work_dir(job->work_dir, job->job_id_raw, files);
+      if (!job->array_job_id.empty()) {
+        std::set<std::string> arr;
+        scan_work_dir(job->work_dir, job->array_job_id, arr);
+        for (const auto& f : arr)
+          if (name_mentions_job(fs::path(f).filename().string(), job->array_task_id)) files.insert(f);
+      }
+      if (report_dir.empty() && !files.empty()) report_dir = dir_of(*files.begin());
+    }
+  }
+  paths.assign(files.begin(), files.end());
+
+  TriageOptions topts;
+  topts.paths = paths;
+  topts.cache = &RunCache::from_environment();
+  topts.rules_dirs = options.rules_dirs;
+  Report report;
+  if (!paths.empty()) {
+    TriageOutcome outcome = run_triage(topts);
+    report = std::move(outcome.report);
+    if (outcome.usage_error) report.verdict = "no_failure";
+  } else {
+    // No log at all: the report still carries SLURM's facts and rule count.
+    topts.paths = {};
+    report.verdict = "no_failure";
+    report.ordering = "no logs found";
+    report.diagnostics.push_back({Severity::Warning, "postmortem.no-logs",
+                                  "no log of job " + job->job_id + " was found (StdOut/StdErr, batch script, "
+                                  "files under WorkDir naming the job)",
+                                  "", 0, "pass --logs DIR", 1});
+  }
+  apply_slurm_facts(report, *job);
+
+  std::string json = render_json(report);
+  std::string rendered = options.format == "json" ? json : render_text(report, TextStyle{options.color, 100});
+  out += rendered;
+  if (report_dir.empty()) {
+    err += "megatriage postmortem: no directory for the report (no log found); use --report-dir\n";
+  } else {
+    std::string why;
+    std::string name = "megatriage-" + job->job_id + ".json";
+    if (write_atomically(report_dir, name, json, why)) {
+      if (options.format == "text") out += "Report: " + report_dir + "/" + name + "\n";
+    } else {
+      err += "megatriage postmortem: " + why + "\n";
+    }
+  }
+  return report.root_cause ? kExitFailure : kExitNoFailure;
+}
+
+}  // namespace megatriage

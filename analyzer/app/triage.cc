@@ -1,0 +1,461 @@
+#include "app/triage.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "base/fork_join.h"
+#include "base/progress.h"
+#include "decide/checks.h"
+#include "decide/classify.h"
+#include "decide/root_cause.h"
+#include "decide/timeline.h"
+#include "input/discover.h"
+#include "input/reader.h"
+#include "lint/lint.h"
+#include "match/rule_matcher.h"
+#include "match/rules.h"
+
+namespace megatriage {
+namespace {
+
+// Per-file boundary: whatever escapes a stage becomes an internal diagnostic for that file only.
+// `file` moves into the result (it is left as it was when analysis throws).
+FileResult analyze_guarded(SourceFile& file, const RuleMatcher& matcher,
+                           const AnalyzeOptions& options) {
+  try {
+    return analyze_file(std::move(file), matcher, options);
+  } catch (const std::exception& ex) {
+    FileResult r;
+    r.file = file;
+    r.file.compression = sniff_compression(file.path);  // analyze_file set it on its own copy
+    r.diagnostics.push_back({Severity::Error, "internal.exception",
+                             std::string("analysis of this file stopped: ") + ex.what(),
+                             file.display_path, 0, "please report this with the file", 1});
+    return r;
+  }
+}
+
+// Runs `work(i)` for every index of `order` on up to `jobs` threads (this one included).
+template <typename Work>
+void run_pool(const std::vector<std::size_t>& order, unsigned jobs, Work work) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t k = next++; k < order.size(); k = next++) work(order[k]);
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(order.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+}
+
+// Two rounds. First every file that cannot be read in chunks, sized ones largest first (one
+// big archive must not start last and hold up the run), then the rest in list order (sizes
+// unknown until opened). Then the plain files big enough for chunks, largest first, which get
+// the cores that would otherwise idle (one file is one task) to read and search them ahead of
+// their reader: at most 7 helpers each, which bounds the chunks in flight (2 x helpers + 2 per
+// file). A file's size is learnt from the walk's stat or, when opened in the first round, from
+// open_source's.
+std::vector<FileResult> analyze_all(std::vector<SourceFile>& files, const RuleMatcher& matcher,
+                                    AnalyzeOptions options, unsigned jobs, bool progress,
+                                    int progress_after_ms) {
+  ScanCounters counters;
+  std::optional<ProgressLine> line;
+  if (progress) {
+    std::uint64_t total = 0;
+    for (const auto& f : files) total += f.size_bytes;
+    options.bytes_done = &counters.bytes_done;
+    line.emplace(counters, files.size(), total, stderr, std::chrono::milliseconds(progress_after_ms));
+  }
+  const bool can_chunk = options.triggers != nullptr && options.triggers->ok();
+  auto chunkable = [&](const SourceFile& f) {
+    return can_chunk && f.sized && f.size_bytes > 2 * options.chunk_bytes &&
+           sniff_compression(f.path) == Compression::None;
+  };
+  std::vector<FileResult> results(files.size());
+  std::vector<std::size_t> first, chunked;
+  for (std::size_t i = 0; i < files.size(); ++i) (chunkable(files[i]) ? chunked : first).push_back(i);
+  std::stable_sort(first.begin(), first.end(), [&](std::size_t a, std::size_t b) {
+    if (files[a].sized != files[b].sized) return files[a].sized;
+    return files[a].size_bytes > files[b].size_bytes;
+  });
+  // Each file moves into its result; one left for the second round is taken from there.
+  auto analyze = [&](std::size_t i, const AnalyzeOptions& opts) {
+    results[i] = analyze_guarded(results[i].deferred ? results[i].file : files[i], matcher, opts);
+    if (results[i].deferred) return;
+    if (results[i].file.compression != Compression::None)
+      counters.bytes_done.fetch_add(results[i].file.size_bytes, std::memory_order_relaxed);
+    counters.files_done.fetch_add(1, std::memory_order_relaxed);
+  };
+  AnalyzeOptions first_round = options;
+  first_round.defer_chunkable = can_chunk;
+  first_round.chunk_helpers = 0;
+  run_pool(first, jobs, [&](std::size_t i) { analyze(i, first_round); });
+  for (std::size_t i : first)
+    if (results[i].deferred) chunked.push_back(i);
+  if (chunked.empty()) return results;
+
+  auto size_of = [&](std::size_t i) {
+    return results[i].deferred ? results[i].file.size_bytes : files[i].size_bytes;
+  };
+  std::stable_sort(chunked.begin(), chunked.end(), [&](std::size_t a, std::size_t b) {
+    return size_of(a) > size_of(b) || (size_of(a) == size_of(b) && a < b);
+  });
+  const auto big = static_cast<unsigned>(std::min<std::size_t>(chunked.size(), jobs));
+  options.chunk_helpers = big < jobs ? std::min(7u, (jobs - 1) / big) : 0;
+  run_pool(chunked, jobs, [&](std::size_t i) { analyze(i, options); });
+  return results;
+}
+
+// The same file under two names (hard links, a file symlink into the tree, overlapping
+// arguments) would count every event twice: keep its first name in display order, as the walk
+// does for files it stat'ed. Files listed without a stat are identified by the stat taken when
+// they were opened. Later files' ids close the gap.
+void drop_duplicate_files(std::vector<FileResult>& results, DiagnosticSink& diags) {
+  std::vector<FileIdentity> ids(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].file.sized) ids[i] = {results[i].file.device, results[i].file.inode};
+  const std::vector<bool> repeated = find_repeats(ids);
+  if (std::find(repeated.begin(), repeated.end(), true) == repeated.end()) return;
+  std::vector<FileResult> kept;
+  kept.reserve(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    FileResult& r = results[i];
+    if (repeated[i]) {
+      diags.add(Severity::Info, "discover.duplicate",
+                "'" + r.file.display_path + "' is the same file as one listed before; skipped",
+                r.file.display_path);
+      continue;
+    }
+    const auto id = static_cast<FileId>(kept.size());
+    if (r.file.id != id) {
+      r.file.id = id;
+      for (Event& e : r.events) e.origin.file = id;
+    }
+    kept.push_back(std::move(r));
+  }
+  results = std::move(kept);
+}
+
+// Year-less stamps (c10, glog) take the year printed elsewhere in the same file, else the most
+// common year printed in the job (job_year below), else the file's modification time.
+void resolve_year(FileResult& r, int job_year) {
+  if (r.first_full_year != 0) return;  // resolved in the file itself
+  auto stamped = [](const Event& e) { return e.civil.has_value(); };
+  if (std::none_of(r.events.begin(), r.events.end(), stamped)) return;
+  int year = job_year;
+  if (year == 0) {
+    std::int64_t days = r.file.mtime_us / 86400000000LL;
+    // Civil year from days since the epoch (Howard Hinnant's algorithm, year part only).
+    std::int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    std::int64_t doe = z - era * 146097;
+    std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    std::int64_t mp = (5 * doy + 2) / 153;
+    year = static_cast<int>(yoe + era * 400 + (mp >= 10 ? 1 : 0));
+    r.diagnostics.push_back({Severity::Info, "timeline.year-from-mtime",
+                             "no log line printed a year; took " + std::to_string(year) +
+                                 " from the file's modification time",
+                             r.file.display_path, 0, "", 1});
+  }
+  apply_year(r, year);
+}
+
+int job_year(const std::vector<FileResult>& results) {
+  std::map<int, int> votes;
+  for (const auto& r : results)
+    if (r.first_full_year != 0) ++votes[r.first_full_year];
+  int year = 0, best = 0;
+  for (auto [y, count] : votes)
+    if (count > best) { best = count; year = y; }
+  return year;
+}
+
+// A file whose stamps all lie hours away from every other file's: its host's clock is off (or
+// it belongs to another run). Reported, not corrected: ordering across files may be wrong.
+void report_clock_skew(std::vector<FileResult>& results) {
+  constexpr std::int64_t kHourUs = 3600LL * 1000000;
+  // Sorted first and last stamps: each file's nearest neighbour by binary search, not by a
+  // pass over all files (8,192 rank files made the quadratic version a visible serial stage).
+  // A file's span is [earliest, latest] of its first and last stamps: a clock that stepped
+  // back can print a last stamp before the first.
+  auto span = [](const FileResult& r) {
+    return std::minmax(*r.first_stamp_us, *r.last_stamp_us);
+  };
+  std::vector<std::int64_t> firsts, lasts;
+  for (const auto& r : results) {
+    if (!r.first_stamp_us || !r.last_stamp_us) continue;
+    firsts.push_back(span(r).first);
+    lasts.push_back(span(r).second);
+  }
+  if (firsts.size() < 2) return;
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  for (auto& r : results) {
+    if (!r.first_stamp_us || !r.last_stamp_us) continue;
+    const auto [first, last] = span(r);
+    // Files overlapping [first, last]: those starting by `last` minus those ended before
+    // `first`, minus this file itself.
+    auto after = std::upper_bound(firsts.begin(), firsts.end(), last);  // first file starting later
+    auto ended = std::lower_bound(lasts.begin(), lasts.end(), first) - lasts.begin();
+    if ((after - firsts.begin()) - ended - 1 > 0) continue;
+    std::int64_t nearest = -1;
+    if (after != firsts.end()) nearest = *after - last;
+    if (ended > 0) {
+      std::int64_t before = first - lasts[static_cast<std::size_t>(ended - 1)];
+      if (nearest < 0 || before < nearest) nearest = before;
+    }
+    if (nearest >= kHourUs) {
+      char hours[32];
+      std::snprintf(hours, sizeof hours, "%.1f", static_cast<double>(nearest) / kHourUs);
+      r.diagnostics.push_back({Severity::Warning, "timeline.clock-skew",
+                               std::string("every timestamp in this file is at least ") + hours +
+                                   " h away from every other file's: its host's clock differs or it is from another run",
+                               r.file.display_path, 0,
+                               "ordering across hosts may be wrong; check NTP on that node", 1});
+    }
+  }
+}
+
+FileSummary summarize_file(const FileResult& r) {
+  FileSummary s;
+  s.path = r.file.display_path;
+  s.compression = compression_name(r.file.compression);
+  s.size_bytes = r.file.size_bytes;
+  s.bytes = r.bytes;
+  s.lines = r.lines;
+  s.events = r.events.size();
+  s.rank = r.file.hint.rank;
+  s.local_rank = r.file.hint.local_rank;
+  s.task = r.file.hint.task;
+  s.skipped = r.binary || r.unopened;
+  return s;
+}
+
+// Threads for the stages after analysis: --jobs, as the analysis workers have finished; one for
+// a small job, where starting a thread costs more than it saves.
+// --jobs, or every hardware thread when not given: the walk, the rules, the analysis and the
+// report all use this many.
+unsigned job_count(const TriageOptions& options) {
+  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+}
+
+unsigned report_threads(const TriageOptions& options, const std::vector<FileResult>& results) {
+  constexpr std::size_t kParallelFrom = 2048;  // files plus events
+  std::size_t work = results.size();
+  for (const auto& r : results) work += r.events.size();
+  if (work < kParallelFrom) return 1;
+  return job_count(options);
+}
+
+std::string ordering_summary(const std::vector<FileResult>& results) {
+  std::uint64_t stamped = 0, lines = 0;
+  for (const auto& r : results) { stamped += r.stamped_lines; lines += r.lines; }
+  if (lines == 0) return "no lines";
+  if (stamped == 0) return "no timestamps in any file: ordered by file and line";
+  return std::to_string(stamped) + " of " + std::to_string(lines) +
+         " lines carry a timestamp; unstamped events are placed between their stream's stamps";
+}
+
+// The job's batch script: given with --script, else a *.sbatch / *.slurm file in a log
+// directory argument or its parent (sbatch is usually run from the folder holding logs/).
+std::vector<std::string> find_scripts(const TriageOptions& options) {
+  if (!options.scripts.empty()) return options.scripts;
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  for (const auto& arg : options.paths) {
+    std::error_code ec;
+    fs::path dir(arg);
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const fs::path& where : {dir, dir.lexically_normal().parent_path()}) {
+      fs::path base = where.empty() ? fs::path(".") : where;
+      std::vector<std::string> here;
+      for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string ext = it->path().extension().string();
+        if ((ext == ".sbatch" || ext == ".slurm") && it->is_regular_file(ec))
+          here.push_back((where.empty() ? it->path().filename() : it->path()).string());
+      }
+      std::sort(here.begin(), here.end());
+      for (auto& h : here)
+        if (std::find(found.begin(), found.end(), h) == found.end()) found.push_back(h);
+    }
+  }
+  return found;
+}
+
+// Lint findings join the root cause's checks; some can explain the failure by themselves.
+void add_script_findings(Report& report, const std::vector<std::string>& scripts,
+                         DiagnosticSink& diags) {
+  for (const auto& path : scripts) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      diags.add(Severity::Warning, "lint.script-unreadable", "cannot read the batch script", path);
+      continue;
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    report.scripts.push_back(path);
+    if (!report.root_cause) continue;
+    LintOptions lint_options;
+    lint_options.check_filesystem = false;  // the work tree lives on the cluster, not here
+    for (const auto& f : lint_script(text, lint_options)) {
+      auto& r = *report.root_cause;
+      r.checks.insert(r.checks.end() - static_cast<long>(std::count_if(r.checks.begin(), r.checks.end(),
+                                                                      [](const CheckResult& c) { return c.id == "advice"; })),
+                      CheckResult{f.rule, f.why, "failed", path + ":" + std::to_string(f.line) + ": " + f.fix});
+      bool explains = (r.category == "import" &&
+                       (f.rule == "lint.bare-torchrun" || f.rule == "lint.no-cd-worktree" || f.rule == "lint.no-venv")) ||
+                      (r.category == "nccl" &&
+                       (f.rule == "lint.master-addr" || f.rule == "lint.launcher-args" || f.rule == "lint.ntasks-per-node")) ||
+                      (r.category == "shape" && f.rule == "lint.nproc-vs-gpus");
+      if (explains) r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + path + ":" + std::to_string(f.line));
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vector<std::string>& dirs,
+                                          DiagnosticSink& diags) {
+  dirs = {default_rules_dir()};
+  dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
+  const unsigned threads = job_count(options);
+  auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags, threads, options.cache), diags);
+  matcher->set_prefilter_enabled(options.prefilter);
+  return matcher;
+}
+
+Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher,
+                    const TriageOptions& options, DiagnosticSink& run_diags) {
+  const unsigned threads = report_threads(options, results);
+  Report report;
+  report.rule_count = matcher.rules().size();
+
+  // Per file, in slices over the threads: the year, then the timeline's keys, while the file's
+  // events are in cache.
+  const int year = job_year(results);
+  TimelineMerge merge(results);
+  for_each_slice(
+      threads, results.size(), [&](std::size_t i) { return results[i].events.size() + 1; },
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          resolve_year(results[i], year);
+          merge.add_file(i);
+        }
+      });
+
+  // The root cause and its symptoms need the timeline; the clock check, the batch scripts, the
+  // file list and the files' diagnostics do not, and are made beside them. The clock check
+  // writes only the files' diagnostics, which the timeline side never reads.
+  auto timeline_side = [&] {
+    const std::vector<TimelineEntry> timeline = merge.merge();
+    std::optional<Finding> finding = select_root_cause(timeline, matcher);
+    if (finding) {
+      report.verdict = "failure";
+      report.root_cause = classify_root(*finding, timeline, matcher);
+      JobFacts job = collect_job_facts(results, finding->who.rank);
+      evaluate_checks(*report.root_cause, *timeline[finding->index].event, job, timeline, matcher);
+    } else {
+      report.verdict = "no_failure";
+    }
+    report.symptoms = group_symptoms(timeline, finding, matcher);
+  };
+  std::vector<std::string> scripts;
+  std::vector<Diagnostic> file_diagnostics;
+  auto file_side = [&] {
+    report_clock_skew(results);
+    scripts = find_scripts(options);
+    report.ordering = ordering_summary(results);
+    report.files.reserve(results.size());
+    for (auto& r : results) {
+      report.files.push_back(summarize_file(r));
+      for (auto& d : r.diagnostics) file_diagnostics.push_back(std::move(d));
+    }
+  };
+  run_beside(threads, timeline_side, file_side);
+  add_script_findings(report, scripts, run_diags);
+  report.diagnostics = run_diags.take();
+  report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());
+  for (auto& d : file_diagnostics) report.diagnostics.push_back(std::move(d));
+  return report;
+}
+
+TriageOutcome run_triage(const TriageOptions& options) {
+  TriageOutcome out;
+  DiagnosticSink run_diags, discover_diags;
+  std::vector<std::string> dirs;
+  std::unique_ptr<RuleMatcher> matcher;
+  std::unique_ptr<TriggerScanner> triggers;
+  // Compiling the rules and walking the tree are both serial; do them side by side.
+  std::exception_ptr compile_error;
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  const Clock::time_point start = Clock::now();
+  std::thread compile([&] {
+    try {
+      matcher = load_matcher(options, dirs, run_diags);
+      triggers = make_trigger_scanner(*matcher, run_diags,
+                                      options.builtin_search ? TriggerScanner::Engine::Builtin
+                                                             : TriggerScanner::Engine::Best,
+                                      options.cache);
+      out.compile_s = seconds_since(start);
+    } catch (...) {
+      compile_error = std::current_exception();
+    }
+  });
+  DiscoverOptions dopts;
+  dopts.follow_symlinks_outside = options.follow_symlinks_outside;
+  dopts.threads = job_count(options);
+  // The progress line needs the total size before the scan; otherwise open_source's stat is
+  // the only one a file gets.
+  dopts.stat_files = options.progress;
+  std::vector<SourceFile> files;
+  try {
+    files = discover_sources(options.paths, dopts, discover_diags);
+  } catch (...) {
+    compile.join();  // a joinable thread must not meet the unwinding
+    throw;
+  }
+  out.walk_s = seconds_since(start);
+  compile.join();
+  if (compile_error) std::rethrow_exception(compile_error);
+  for (auto& d : discover_diags.take()) run_diags.add(std::move(d));
+  for (const auto& d : run_diags.items()) {
+    if (d.code == "discover.not-found") {
+      out.usage_error = true;
+      out.usage_message = d.message;
+    }
+  }
+
+  const unsigned jobs = job_count(options);
+  AnalyzeOptions analyze = options.analyze;
+  analyze.triggers = triggers.get();
+  const Clock::time_point analyze_start = Clock::now();
+  std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,
+                                                options.progress_after_ms);
+  drop_duplicate_files(results, run_diags);
+  out.analyze_s = seconds_since(analyze_start);
+  // Nothing to read: no file found, or (files are opened only now) none could be opened.
+  if (!out.usage_error &&
+      std::all_of(results.begin(), results.end(), [](const FileResult& r) { return r.unopened; })) {
+    out.usage_error = true;
+    out.usage_message = "no readable log files under the given path(s)";
+  }
+  const Clock::time_point report_start = Clock::now();
+  out.report = build_report(results, *matcher, options, run_diags);
+  out.report_s = seconds_since(report_start);
+  out.report.rules_dirs = dirs;
+  out.leftovers = std::make_unique<TriageOutcome::Leftovers>(
+      TriageOutcome::Leftovers{std::move(results), std::move(matcher), std::move(triggers)});
+  return out;
+}
+
+}  // namespace megatriage

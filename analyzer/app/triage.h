@@ -1,0 +1,60 @@
+// The driver: wires the stages, owns the worker pool, builds the Report. The only place (with
+// main.cc) allowed to stop a run.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "extract/extract.h"
+#include "match/rule_matcher.h"
+#include "model/report.h"
+#include "scan/trigger_scan.h"
+
+namespace megatriage {
+
+struct TriageOptions {
+  std::vector<std::string> paths{"logs"};
+  std::vector<std::string> rules_dirs;   // extra --rules directories, applied after the default
+  std::vector<std::string> scripts;      // --script: the job's batch script(s); empty: look for
+                                         // *.sbatch / *.slurm beside the log directories
+  unsigned jobs = 0;                     // 0: hardware threads
+  bool prefilter = true;                 // hidden debug switch for invariance tests
+  bool builtin_search = false;           // hidden: the built-in trigger search even with Vectorscan
+  bool follow_symlinks_outside = false;
+  bool progress = false;                 // a progress line on stderr (the caller checks it is a tty)
+  int progress_after_ms = 1000;          // ... from this long after the scan starts
+  const RunCache* cache = nullptr;       // start-up work to skip (the CLI's: from the environment)
+  AnalyzeOptions analyze;
+};
+
+struct TriageOutcome {
+  Report report;
+  bool usage_error = false;   // nothing readable / a named path missing
+  std::string usage_message;
+  // Wall seconds of the serial and parallel phases (hidden --timings, for profiling).
+  double walk_s = 0, compile_s = 0, analyze_s = 0, report_s = 0;
+  // What the analysis built and the report no longer needs: per-file results, compiled rules
+  // and search. Kept here, not freed inside run_triage, so that a one-shot command line run can
+  // leave them to the process exit (on a 9,000-file job freeing them costs more CPU than
+  // rendering the report; see main.cc).
+  struct Leftovers {
+    std::vector<FileResult> results;
+    std::unique_ptr<RuleMatcher> matcher;
+    std::unique_ptr<TriggerScanner> triggers;
+  };
+  std::unique_ptr<Leftovers> leftovers;
+};
+
+TriageOutcome run_triage(const TriageOptions& options);
+
+/// The built-in rules plus options.rules_dirs, compiled. `dirs` receives the directories used.
+std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vector<std::string>& dirs,
+                                          DiagnosticSink& diags);
+
+/// Everything after "analyze one file": years, timeline, root cause, checks, symptoms, file list
+/// and diagnostics (run-level `run_diags` first). Shared by the one-shot run and the watcher.
+Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher,
+                    const TriageOptions& options, DiagnosticSink& run_diags);
+
+}  // namespace megatriage

@@ -1,0 +1,27 @@
+// `megatriage watch`: follow a running job's logs, report the root cause the moment it is
+// decided, optionally cancel the job. Polls file sizes (inotify misses writes from other NFS /
+// Lustre clients) and analyses only the appended bytes.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "app/triage.h"
+
+namespace megatriage {
+
+struct WatchOptions {
+  TriageOptions triage;        // paths, rules, analysis limits
+  double interval_s = 1.0;     // between polls
+  double nccl_grace_s = 60.0;  // NCCL-only evidence waits this long for an earlier cause
+  double timeout_s = 0;        // give up after this long (0: never)
+  std::string job_id;          // stop when SLURM says this job ended
+  bool cancel = false;         // scancel the job once the root cause is known
+  bool json = false;           // report format
+};
+
+/// Runs until a root cause is reported, the job ends, or the timeout passes. Progress lines go
+/// to `err`, the report to `out`. Returns the exit code (0 no failure, 1 failure, 2 usage).
+int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace megatriage

@@ -1,0 +1,44 @@
+// Checks stage (part of classify): gather the job's facts (Megatron configuration, launcher
+// echoes, memory figures, GPU model), derive facts about the root cause itself (OOM phase and
+// sizes, which frame raised a shape error, the missing module, the unreachable peer), and
+// evaluate the runbook's checks against them: failed, passed, or unknown with what is missing.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "decide/timeline.h"
+#include "extract/extract.h"
+#include "match/rule_matcher.h"
+#include "model/report.h"
+
+namespace megatriage {
+
+/// Job-wide facts: the first value seen in file order (rank 0's dump prints first) for
+/// configuration keys; the highest for `last_iteration`; `peak_allocated_mb` of `rank` when that
+/// rank printed one, else the highest. `where` says file:line for each.
+struct JobFacts {
+  std::map<std::string, std::string> values;
+  std::map<std::string, std::string> where;
+  /// Launch settings (master_addr, master_port, nnodes, nproc_per_node, world_size_env) as each
+  /// file printed them: value → first file:line. More than one value means the nodes were
+  /// launched differently.
+  std::map<std::string, std::map<std::string, std::string>> launch_variants;
+};
+
+JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank);
+
+/// Parses `2.00 GiB`, `637.84 MiB`, `13.81 MiB`, `512 B` to bytes; -1 when it is not a size.
+long long parse_size_bytes(const std::string& text);
+
+/// Phase of an OOM from the traceback frames, innermost first: forward | backward | optimizer |
+/// checkpoint | data | unknown.
+std::string oom_phase(const std::vector<Frame>& frames);
+
+/// Adds root facts to `r.facts`, evaluates the checks (before the rule's own advice) and sets
+/// `r.headline`. `root` is the root event; `timeline` gives the rest of the job.
+void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
+                     const std::vector<TimelineEntry>& timeline, const RuleMatcher& matcher);
+
+}  // namespace megatriage

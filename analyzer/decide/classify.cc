@@ -1,0 +1,193 @@
+#include "decide/classify.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace megatriage {
+namespace {
+
+constexpr std::size_t kKeyFrames = 5;
+constexpr std::size_t kPrefetchAhead = 16;
+
+void prefetch_event(const Event& e) {
+  const char* p = reinterpret_cast<const char*>(&e);
+  for (std::size_t at = 0; at < sizeof(Event); at += 64) __builtin_prefetch(p + at);
+}
+
+const Rule* best_rule(const Event& e, const RuleMatcher& matcher) {
+  if (e.matches.empty()) return nullptr;
+  return &matcher.rules()[static_cast<std::size_t>(e.matches.front().rule_index)];
+}
+
+// A runbook check from the rule's data: shown to the user, not decided from the logs.
+CheckResult advice(std::string text) {
+  return CheckResult{"advice", std::move(text), "unknown", "runbook advice: not decided from the logs"};
+}
+
+std::map<std::string, std::string> facts_for(const Event& e, const Finding& f, const RuleMatcher& matcher) {
+  std::map<std::string, std::string> fields;
+  if (!e.matches.empty()) fields = matcher.fields(e.matches.front(), matched_text(e));
+  if (f.who.rank >= 0) fields.emplace("rank", std::to_string(f.who.rank));
+  if (f.who.local_rank >= 0) fields.emplace("local_rank", std::to_string(f.who.local_rank));
+  if (!f.who.host.empty()) fields.emplace("host", f.who.host);
+  return fields;
+}
+
+}  // namespace
+
+std::string compact_ranks(const std::vector<int>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += '-' + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+RootCauseReport classify_root(const Finding& finding, const std::vector<TimelineEntry>& timeline,
+                              const RuleMatcher& matcher) {
+  const TimelineEntry& entry = timeline[finding.index];
+  const Event& e = *entry.event;
+  RootCauseReport r;
+  const Rule* rule = best_rule(e, matcher);
+  r.fields = facts_for(e, finding, matcher);
+  if (rule != nullptr) {
+    r.category = category_name(rule->category);
+    r.rule = rule->id;
+    r.title = rule->title;
+    r.explain = fill_placeholders(rule->explain, r.fields);
+    for (const auto& c : rule->checks) r.checks.push_back(advice(fill_placeholders(c, r.fields)));
+  } else {
+    r.category = "unknown";
+    r.rule = kUnclassifiedRule;
+    r.title = "Python exception not recognised by any rule";
+    r.explain = "The first failing rank raised an exception that none of the rules classify.";
+    r.checks.push_back(advice("Read the innermost frames above: the exception was raised there."));
+    r.checks.push_back(advice("Add a rule to rules/ (see rules/README.md) if this failure recurs."));
+  }
+  r.evidence = e.kind == EventKind::Traceback ? "traceback" : "line";
+  r.rank = finding.who.rank;
+  r.local_rank = finding.who.local_rank;
+  r.task = finding.who.task;
+  r.host = finding.who.host;
+  const TimelineEntry& shown = timeline[finding.location];
+  r.file = shown.file->file.display_path;
+  r.line = shown.event->origin.line;
+  if (r.local_rank < 0) r.local_rank = shown.event->who.local_rank;
+  if (e.time.source == TimeSource::Explicit) {
+    r.time_us = e.time.us;
+    r.time_basis = "explicit";
+  } else {
+    if (e.time.known()) r.after_us = e.time.us;
+    r.before_us = e.before_us;
+    if (r.after_us && r.before_us && *r.after_us > *r.before_us) {
+      // Stamps went backwards around it (clock steps, merged files): keep the upper bound only.
+      r.after_us.reset();
+      r.reasons.push_back("the stamps around it go backwards; its lower time bound was dropped");
+    }
+    r.time_us = entry.key_us;
+    r.time_basis = e.before_us ? "bounded" : (e.time.known() ? "inherited" : "none");
+  }
+  r.year_inferred = e.time.year_inferred;
+  r.exception = e.text;
+  if (e.kind == EventKind::Traceback) {
+    for (const auto& b : e.traceback->blocks)
+      if (!b.exception.empty()) r.chain.push_back(b.exception);
+    if (e.decisive_block >= 0) {
+      const auto& frames = e.traceback->blocks[static_cast<std::size_t>(e.decisive_block)].frames;
+      std::size_t from = frames.size() > kKeyFrames ? frames.size() - kKeyFrames : 0;
+      r.frames.assign(frames.begin() + static_cast<long>(from), frames.end());
+    }
+  }
+  r.confidence = finding.confidence;
+  r.basis = finding.basis;
+  r.reasons.insert(r.reasons.begin(), finding.reasons.begin(), finding.reasons.end());
+  return r;
+}
+
+std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timeline,
+                                         const std::optional<Finding>& finding,
+                                         const RuleMatcher& matcher) {
+  // One slot per rule (plus one for tracebacks no rule knows), indexed directly: a big job has
+  // tens of thousands of symptom events, so no string keys or set inserts per event. Ranks and
+  // hosts are gathered as they come and sorted once at the end.
+  struct Slot {
+    bool used = false;
+    SymptomGroup group;
+    std::vector<int> ranks;
+    std::vector<const std::string*> hosts;
+  };
+  const std::vector<Rule>& rules = matcher.rules();
+  std::vector<Slot> slots(rules.size() + 1);
+  std::vector<std::size_t> order;  // slots by first appearance on the timeline
+  std::optional<std::int64_t> root_us;
+  if (finding) root_us = timeline[finding->index].key_us;
+  for (std::size_t i = 0; i < timeline.size(); ++i) {
+    // In time order the events lie scattered over the files' lists, each a few cache misses
+    // (tree d: 34,000 of them): ask for those a little ahead, so that the misses overlap.
+    if (i + kPrefetchAhead < timeline.size()) prefetch_event(*timeline[i + kPrefetchAhead].event);
+    if (i + kPrefetchAhead / 2 < timeline.size()) {
+      const Event& soon = *timeline[i + kPrefetchAhead / 2].event;
+      if (!soon.matches.empty()) __builtin_prefetch(soon.matches.data());
+    }
+    if (finding && (i == finding->index || i == finding->location)) continue;
+    const Event& e = *timeline[i].event;
+    if (e.kind == EventKind::ChildFailure) continue;
+    if (e.kind == EventKind::Traceback && e.traceback->incomplete) continue;
+    RuleRole role = event_role(e, matcher);
+    if (role == RuleRole::Context) continue;
+    const Rule* rule = best_rule(e, matcher);
+    const std::size_t index = rule ? static_cast<std::size_t>(rule - rules.data()) : rules.size();
+    Slot& slot = slots[index];
+    SymptomGroup& g = slot.group;
+    if (!slot.used) {
+      slot.used = true;
+      order.push_back(index);
+      g.rule = rule ? rule->id : kUnclassifiedRule;
+      g.title = rule ? rule->title : "Python exception not recognised by any rule";
+      g.category = rule ? category_name(rule->category) : "unknown";
+      g.role = role_name(role);
+      g.example = e.text.substr(0, 300);
+      g.first_file = timeline[i].file->file.display_path;
+      g.first_line = e.origin.line;
+    }
+    ++g.count;
+    if (e.who.rank >= 0) slot.ranks.push_back(e.who.rank);
+    if (!e.who.host.empty()) slot.hosts.push_back(&e.who.host);
+    if (auto t = timeline[i].key_us) {
+      if (!g.first_us || *t < *g.first_us) g.first_us = t;
+      if (!g.last_us || *t > *g.last_us) g.last_us = t;
+    }
+  }
+  std::vector<SymptomGroup> out;
+  for (std::size_t index : order) {
+    Slot& slot = slots[index];
+    SymptomGroup g = std::move(slot.group);
+    std::sort(slot.ranks.begin(), slot.ranks.end());
+    slot.ranks.erase(std::unique(slot.ranks.begin(), slot.ranks.end()), slot.ranks.end());
+    g.ranks = std::move(slot.ranks);
+    auto by_text = [](const std::string* a, const std::string* b) { return *a < *b; };
+    auto same_text = [](const std::string* a, const std::string* b) { return *a == *b; };
+    std::sort(slot.hosts.begin(), slot.hosts.end(), by_text);
+    slot.hosts.erase(std::unique(slot.hosts.begin(), slot.hosts.end(), same_text), slot.hosts.end());
+    for (const std::string* h : slot.hosts) g.hosts.push_back(*h);
+    if (root_us && g.first_us) g.delay_us = *g.first_us - *root_us;
+    out.push_back(std::move(g));
+  }
+  // What the reader needs first: other causes, then symptoms, then teardown noise; within a
+  // role, timeline order (stable).
+  auto rank_of = [](const SymptomGroup& g) {
+    return g.role == "cause" ? 0 : g.role == "symptom" ? 1 : 2;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const SymptomGroup& a, const SymptomGroup& b) {
+    return rank_of(a) < rank_of(b);
+  });
+  return out;
+}
+
+}  // namespace megatriage

@@ -1,0 +1,43 @@
+// Root-cause stage: pick the earliest *cause* on the merged timeline, demote symptoms
+// (watchdog timeouts, communicator aborts, peer resets, SIGTERM teardown), and fill in the rank
+// and host the root's own lines do not carry, from the launcher's evidence.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "decide/timeline.h"
+#include "match/rule_matcher.h"
+
+namespace megatriage {
+
+/// The role an event plays, from its best rule (unmatched tracebacks are causes).
+RuleRole event_role(const Event& e, const RuleMatcher& matcher);
+/// The category of an event, from its best rule (unmatched: unknown).
+Category event_category(const Event& e, const RuleMatcher& matcher);
+/// The first non-empty value of field `name` among the event's matches, "" when none has one.
+/// Captures only for rules with such a group, so a scan of the timeline for one field matches
+/// a regex only where the field may be.
+std::string event_field(const Event& e, const RuleMatcher& matcher, std::string_view name);
+
+struct Finding {
+  std::size_t index = 0;             // into the timeline: the event that decided (and its time)
+  std::size_t location = 0;          // the copy of it to point the user at (see select_root_cause)
+  Attribution who;                   // enriched attribution
+  std::vector<std::string> reasons;  // why this event was chosen
+  std::string confidence;            // high | medium | low
+  std::string basis;                 // cause | nccl-fallback | teardown-fallback
+};
+
+/// Chooses the root cause, or nullopt when nothing failed. Policy: the earliest cause
+/// (traceback not matched by a symptom/teardown rule, or a cause line such as a cgroup OOM
+/// kill or a time-limit cancel); else the earliest nccl-category symptom (a hang or a
+/// connectivity failure); else the earliest teardown traceback. When torchrun `--tee` echoed the
+/// root traceback to the console and the worker's own `attempt_N/<local_rank>/stderr.log` holds
+/// the original, `location` points at the original.
+std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timeline,
+                                         const RuleMatcher& matcher);
+
+}  // namespace megatriage

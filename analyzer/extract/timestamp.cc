@@ -1,0 +1,326 @@
+#include "extract/timestamp.h"
+
+#include <cstddef>
+#include <cstdio>
+
+namespace megatriage {
+namespace {
+
+using Sv = std::string_view;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Level letters of c10 (`I W E F`, `V` verbose) and torch._logging's glog-like formatter, which
+// prints the first letter of the Python level name (`D`EBUG, `C`RITICAL).
+bool is_level(char c) {
+  return c == 'I' || c == 'W' || c == 'E' || c == 'F' || c == 'V' || c == 'D' || c == 'C';
+}
+
+bool starts_with(Sv s, std::size_t i, Sv lit) { return i <= s.size() && s.substr(i, lit.size()) == lit; }
+
+// Exactly `n` digits at s[i]; advances `i` on success.
+bool fixed_digits(Sv s, std::size_t& i, int n, int& out) {
+  if (i + static_cast<std::size_t>(n) > s.size()) return false;
+  int v = 0;
+  for (int k = 0; k < n; ++k) {
+    char c = s[i + static_cast<std::size_t>(k)];
+    if (!is_digit(c)) return false;
+    v = v * 10 + (c - '0');
+  }
+  i += static_cast<std::size_t>(n);
+  out = v;
+  return true;
+}
+
+int days_in_month(int year, int month) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month == 2) {
+    // year == 0 (not printed): allow Feb 29, the caller infers the year later.
+    bool leap = year == 0 || (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0));
+    return leap ? 29 : 28;
+  }
+  return kDays[month - 1];
+}
+
+bool date_ok(const CivilTime& t) {
+  return t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= days_in_month(t.year, t.month);
+}
+
+// Leap seconds print as :60.
+bool time_ok(const CivilTime& t) { return t.hour < 24 && t.minute < 60 && t.second <= 60; }
+
+// `HH:MM:SS` at s[i].
+bool read_hms(Sv s, std::size_t& i, CivilTime& t) {
+  std::size_t j = i;
+  if (!fixed_digits(s, j, 2, t.hour) || j >= s.size() || s[j] != ':') return false;
+  ++j;
+  if (!fixed_digits(s, j, 2, t.minute) || j >= s.size() || s[j] != ':') return false;
+  ++j;
+  if (!fixed_digits(s, j, 2, t.second)) return false;
+  i = j;
+  return true;
+}
+
+// Optional `.ffffff` / `,mmm` (1 to 9 digits; beyond microseconds is dropped). Returns micros.
+int read_fraction(Sv s, std::size_t& i, bool allow_comma) {
+  if (i >= s.size() || !(s[i] == '.' || (allow_comma && s[i] == ','))) return 0;
+  std::size_t j = i + 1;
+  int micros = 0, n = 0;
+  while (j < s.size() && is_digit(s[j]) && n < 9) {
+    if (n < 6) micros = micros * 10 + (s[j] - '0');
+    ++n;
+    ++j;
+  }
+  if (n == 0) return 0;  // a lone `.` is punctuation, leave it
+  for (int k = n; k < 6; ++k) micros *= 10;
+  i = j;
+  return micros;
+}
+
+// `YYYY-MM-DD<sep>HH:MM:SS[.frac|,ms]` with sep one of ' ', 'T' (ISO, Slurm), '_' (torchelastic).
+// The character after it must not be a digit (so `12:00:001` is not a time).
+bool read_datetime(Sv s, std::size_t& i, CivilTime& t) {
+  std::size_t j = i;
+  CivilTime r;
+  if (!fixed_digits(s, j, 4, r.year) || j >= s.size() || s[j] != '-') return false;
+  ++j;
+  if (!fixed_digits(s, j, 2, r.month) || j >= s.size() || s[j] != '-') return false;
+  ++j;
+  if (!fixed_digits(s, j, 2, r.day) || j >= s.size()) return false;
+  if (s[j] != ' ' && s[j] != 'T' && s[j] != '_') return false;
+  ++j;
+  if (!read_hms(s, j, r)) return false;
+  r.micros = read_fraction(s, j, /*allow_comma=*/true);
+  if (j < s.size() && is_digit(s[j])) return false;
+  if (r.year == 0 || !date_ok(r) || !time_ok(r)) return false;
+  i = j;
+  t = r;
+  return true;
+}
+
+// c10 `[W728 15:01:59.561275187 socket.cpp:1028]`: month*100+day unpadded (3 or 4 digits), no
+// year. The 9-digit fraction comes from the monotonic clock, so it is dropped (micros = 0).
+// Requires: s[i] == '[' and s[i+1] is a level letter.
+std::optional<CivilTime> read_c10(Sv s, std::size_t i) {
+  std::size_t j = i + 2;
+  std::size_t start = j;
+  int mmdd = 0;
+  while (j < s.size() && is_digit(s[j]) && j - start < 4) mmdd = mmdd * 10 + (s[j++] - '0');
+  std::size_t n = j - start;
+  if (n < 3 || j >= s.size() || s[j] != ' ') return std::nullopt;
+  ++j;
+  CivilTime t;
+  t.month = mmdd / 100;
+  t.day = mmdd % 100;
+  if (!read_hms(s, j, t)) return std::nullopt;
+  read_fraction(s, j, /*allow_comma=*/false);
+  if (j >= s.size() || s[j] != ' ') return std::nullopt;
+  if (!date_ok(t) || !time_ok(t)) return std::nullopt;
+  return t;
+}
+
+// glog-like torch Python logs `E0925 17:40:00.218000 16555 path:869] msg`: MMDD zero-padded,
+// 6-digit micros that are real (ms*1000), no year. Requires: s[i] is a level letter.
+std::optional<CivilTime> read_glog(Sv s, std::size_t i) {
+  std::size_t j = i + 1;
+  CivilTime t;
+  if (!fixed_digits(s, j, 2, t.month) || !fixed_digits(s, j, 2, t.day)) return std::nullopt;
+  if (j >= s.size() || s[j] != ' ') return std::nullopt;
+  ++j;
+  if (!read_hms(s, j, t)) return std::nullopt;
+  t.micros = read_fraction(s, j, /*allow_comma=*/false);
+  if (j >= s.size() || s[j] != ' ') return std::nullopt;
+  if (!date_ok(t) || !time_ok(t)) return std::nullopt;
+  return t;
+}
+
+// `[YYYY-MM-DD HH:MM:SS(.ffffff|,mmm)]`: Megatron iteration lines, DeepSpeed, torchrun 2.0-era,
+// early torch._logging, NCCL >= 2.26 WARN. Requires: s[i] == '['.
+std::optional<CivilTime> read_bracketed(Sv s, std::size_t i) {
+  std::size_t j = i + 1;
+  CivilTime t;
+  if (!read_datetime(s, j, t) || j >= s.size() || s[j] != ']') return std::nullopt;
+  return t;
+}
+
+// Megatron print_datetime `[<what>] datetime: YYYY-MM-DD HH:MM:SS(.ffffff) ` ends the line, so
+// the anchor is looked for only in the last few bytes: O(1) per `[` line whatever its length.
+std::optional<CivilTime> read_datetime_suffix(Sv s) {
+  constexpr Sv kAnchor = "datetime: ";
+  constexpr std::size_t kWindow = 48;  // anchor + date + time + fraction + trailing spaces
+  std::size_t end = s.size();
+  if (end < kAnchor.size() + 19) return std::nullopt;
+  std::size_t from = end > kWindow ? end - kWindow : 0;
+  std::size_t at = s.substr(from).rfind(kAnchor);
+  if (at == Sv::npos) return std::nullopt;
+  std::size_t j = from + at + kAnchor.size();
+  CivilTime t;
+  if (!read_datetime(s, j, t)) return std::nullopt;
+  return t;
+}
+
+// `*** JOB 1234 ON node01 CANCELLED AT 2024-05-01T12:00:00 DUE TO TIME LIMIT ***` and
+// `... UNCORRECTABLE MEMORY ERROR AT ...`, after `slurmstepd[-node]: error: `.
+std::optional<CivilTime> read_slurmstepd(Sv s, std::size_t i) {
+  std::size_t stars = s.find("*** ", i);
+  if (stars == Sv::npos) return std::nullopt;
+  for (Sv anchor : {Sv("CANCELLED AT "), Sv("MEMORY ERROR AT ")}) {
+    std::size_t at = s.find(anchor, stars);
+    if (at == Sv::npos) continue;
+    std::size_t j = at + anchor.size();
+    CivilTime t;
+    if (read_datetime(s, j, t)) return t;
+  }
+  return std::nullopt;
+}
+
+// torchelastic ChildFailedError `  time      : 2024-05-01_12:00:00`. Requires: s[i] == 't'.
+std::optional<CivilTime> read_child_failed(Sv s, std::size_t i) {
+  if (!starts_with(s, i, "time ")) return std::nullopt;
+  std::size_t j = i + 4;
+  while (j < s.size() && s[j] == ' ') ++j;
+  if (!starts_with(s, j, ": ")) return std::nullopt;
+  j += 2;
+  CivilTime t;
+  if (!read_datetime(s, j, t)) return std::nullopt;
+  return t;
+}
+
+constexpr std::int64_t kUsPerSecond = 1'000'000;
+constexpr std::int64_t kSecondsPerDay = 86'400;
+
+// Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, day 0 = 1970-01-01).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
+  z += 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
+}
+
+}  // namespace
+
+std::optional<CivilTime> parse_timestamp(std::string_view body) {
+  // Cheap gate: every shape is decided by the first non-space byte and the one after it, so an
+  // ordinary line (traceback frame, NCCL INFO, Megatron print) costs the space skip and at most
+  // two byte compares. The anchored shapes have their own first bytes: ChildFailedError lines
+  // start with spaces + `time`, slurmstepd lines with `slurmstepd`/`srun:`/`*** `, and Megatron
+  // print_datetime lines with `[` (their anchor is checked at the end of the line only).
+  std::size_t i = 0;
+  while (i < body.size() && body[i] == ' ') ++i;
+  if (i + 1 >= body.size()) return std::nullopt;
+  const char c0 = body[i];
+  const char c1 = body[i + 1];
+  switch (c0) {
+    case '[':
+      if (is_digit(c1)) return read_bracketed(body, i);
+      if (is_level(c1) && i + 2 < body.size() && is_digit(body[i + 2])) return read_c10(body, i);
+      if (c1 == 'N' && starts_with(body, i, "[NeMo ")) {
+        // `[NeMo W 2024-05-01 12:00:00 nemo_logging:364]`
+        std::size_t j = i + 6;
+        if (j + 1 < body.size() && is_level(body[j]) && body[j + 1] == ' ') {
+          j += 2;
+          CivilTime t;
+          if (read_datetime(body, j, t)) return t;
+        }
+        return std::nullopt;
+      }
+      return read_datetime_suffix(body);
+    case 't':
+      if (c1 == 'i') return read_child_failed(body, i);
+      return std::nullopt;
+    case 's':
+      if (c1 == 'l' || c1 == 'r') {
+        if (starts_with(body, i, "slurmstepd") || starts_with(body, i, "srun:")) {
+          return read_slurmstepd(body, i);
+        }
+      }
+      return std::nullopt;
+    case '*':
+      if (c1 == '*') return read_slurmstepd(body, i);
+      return std::nullopt;
+    default:
+      break;
+  }
+  if (is_digit(c0) && is_digit(c1)) {
+    // Python logging `2024-05-01 12:00:00,123`, ISO / sacct `2024-05-01T12:00:00`.
+    std::size_t j = i;
+    CivilTime t;
+    if (read_datetime(body, j, t)) return t;
+    return std::nullopt;
+  }
+  if (is_level(c0) && is_digit(c1)) return read_glog(body, i);
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> civil_to_us(const CivilTime& t) {
+  if (t.year == 0 || !date_ok(t) || !time_ok(t) || t.micros < 0 || t.micros >= kUsPerSecond) {
+    return std::nullopt;
+  }
+  const std::int64_t days =
+      days_from_civil(t.year, static_cast<unsigned>(t.month), static_cast<unsigned>(t.day));
+  const std::int64_t seconds = days * kSecondsPerDay + t.hour * 3600 + t.minute * 60 + t.second;
+  return seconds * kUsPerSecond + t.micros;
+}
+
+std::string format_iso(std::int64_t us) {
+  // Floor division so times before 1970 still print a valid date.
+  std::int64_t seconds = us / kUsPerSecond;
+  std::int64_t micros = us % kUsPerSecond;
+  if (micros < 0) {
+    micros += kUsPerSecond;
+    --seconds;
+  }
+  std::int64_t days = seconds / kSecondsPerDay;
+  std::int64_t sod = seconds % kSecondsPerDay;
+  if (sod < 0) {
+    sod += kSecondsPerDay;
+    --days;
+  }
+  std::int64_t y = 0;
+  unsigned m = 0, d = 0;
+  civil_from_days(days, y, m, d);
+  char buf[48];
+  int n = std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02d:%02d:%02d", static_cast<long long>(y), m,
+                        d, static_cast<int>(sod / 3600), static_cast<int>(sod / 60 % 60),
+                        static_cast<int>(sod % 60));
+  std::string out(buf, static_cast<std::size_t>(n));
+  if (micros != 0) {
+    n = std::snprintf(buf, sizeof buf, ".%06lld", static_cast<long long>(micros));
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+std::string to_debug_string(const CivilTime& t) {
+  char buf[64];
+  int n;
+  if (t.year == 0) {
+    n = std::snprintf(buf, sizeof buf, "?\?\?\?-%02d-%02d %02d:%02d:%02d", t.month, t.day, t.hour,
+                      t.minute, t.second);
+  } else {
+    n = std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d", t.year, t.month, t.day,
+                      t.hour, t.minute, t.second);
+  }
+  std::string out(buf, static_cast<std::size_t>(n));
+  if (t.micros != 0) {
+    n = std::snprintf(buf, sizeof buf, ".%06d", t.micros);
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+}  // namespace megatriage

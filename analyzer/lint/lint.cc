@@ -1,0 +1,1150 @@
+#include "lint/lint.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+#include <tuple>
+#include <utility>
+
+// Structure: a small scanner turns the script into #SBATCH directives and simple commands
+// (dequoted words, first line number, whether the command only runs conditionally), then one
+// function per runbook rule looks at that model. The scanner knows shell *syntax* only as far
+// as the rules need: quotes, `\` continuations, `$(...)`/`${...}`/backticks, comments,
+// separators (; && || | &), if/case/loop nesting, here-documents and `bash -c` bodies.
+
+namespace megatriage {
+namespace {
+
+using Words = std::vector<std::string>;
+
+struct Command {
+  std::uint64_t line = 0;  // line of the first word
+  Words words;             // dequoted; `$(...)`, `${...}` and backticks kept raw
+  std::vector<std::uint64_t> word_lines;
+  bool conditional = false;  // inside if/case/loop, or after && / ||
+  bool in_body = false;      // inside a `bash -c` body
+};
+
+struct Directive {
+  std::uint64_t line = 0;
+  Words words;  // the options after `#SBATCH`, quotes removed
+};
+
+struct Script {
+  std::vector<Directive> directives;
+  std::vector<Command> commands;  // in reading order; a `bash -c` body follows its command
+};
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool is_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<long> to_count(std::string_view s) {
+  if (!is_digits(s) || s.size() > 9) return std::nullopt;
+  long v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+std::string_view basename_of(std::string_view w) {
+  auto slash = w.rfind('/');
+  return slash == std::string_view::npos ? w : w.substr(slash + 1);
+}
+
+// --- scanner -----------------------------------------------------------------------------
+
+class Scanner {
+ public:
+  Scanner(std::string_view text, std::uint64_t first_line, bool in_body, bool conditional,
+          Script& out)
+      : text_(text),
+        line_(first_line),
+        in_body_(in_body),
+        base_conditional_(conditional),
+        out_(out) {}
+
+  void run() {
+    while (i_ < text_.size()) step();
+    end_word();
+    end_command(false);
+  }
+
+ private:
+  char peek(std::size_t ahead) const {
+    return i_ + ahead < text_.size() ? text_[i_ + ahead] : '\0';
+  }
+
+  void step() {
+    char c = text_[i_];
+    char next = peek(1);
+    if (c == '\n' && array_depth_ > 0) {  // NAME=( ... ) may span lines
+      end_word();
+      ++line_;
+      ++i_;
+    } else if (c == '\n') {
+      end_word();
+      end_command(false);
+      ++line_;
+      ++i_;
+      skip_heredocs();
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      end_word();
+      ++i_;
+    } else if (c == '#' && !have_word_) {
+      comment();
+    } else if (c == '\\') {
+      if (next == '\n' || (next == '\r' && peek(2) == '\n')) {  // continuation: join lines
+        i_ += next == '\n' ? 2 : 3;
+        ++line_;
+      } else {
+        start_word();
+        if (next != '\0') word_ += next;
+        i_ += 2;
+      }
+    } else if (c == '\'') {
+      start_word();
+      copy_single();
+    } else if (c == '"') {
+      start_word();
+      copy_double();
+    } else if (c == '$' && (next == '(' || next == '{')) {
+      start_word();
+      copy_nested();
+    } else if (c == '`') {
+      start_word();
+      copy_backtick();
+    } else if (c == ';') {
+      end_word();
+      end_command(false);
+      i_ += next == ';' ? 2 : 1;
+    } else if (c == '&' && have_word_ && (word_.back() == '>' || word_.back() == '<')) {
+      word_ += c;  // `2>&1`, `>&2`
+      ++i_;
+    } else if (c == '&' && next != '>') {
+      end_word();
+      end_command(next == '&');
+      i_ += next == '&' ? 2 : 1;
+    } else if (c == '|') {
+      end_word();
+      end_command(next == '|');
+      i_ += (next == '|' || next == '&') ? 2 : 1;
+    } else {
+      if (c == '(' && have_word_ && word_.ends_with("=")) ++array_depth_;
+      if (c == ')' && array_depth_ > 0) --array_depth_;
+      start_word();
+      word_ += c;
+      ++i_;
+    }
+  }
+
+  void start_word() {
+    if (have_word_) return;
+    have_word_ = true;
+    word_line_ = line_;
+  }
+
+  void count_lines(std::size_t from, std::size_t to) {
+    line_ += static_cast<std::uint64_t>(
+        std::count(text_.begin() + static_cast<std::ptrdiff_t>(from),
+                   text_.begin() + static_cast<std::ptrdiff_t>(to), '\n'));
+  }
+
+  void copy_single() {  // i_ at the opening quote; content is literal
+    std::size_t close = text_.find('\'', i_ + 1);
+    if (close == std::string_view::npos) close = text_.size();
+    word_.append(text_.substr(i_ + 1, close - i_ - 1));
+    count_lines(i_, close);
+    i_ = std::min(close + 1, text_.size());
+  }
+
+  void copy_double() {  // i_ at the opening quote
+    ++i_;
+    while (i_ < text_.size() && text_[i_] != '"') {
+      char c = text_[i_];
+      if (c == '\\' && i_ + 1 < text_.size()) {
+        char e = text_[i_ + 1];
+        if (e == '\n') {
+          ++line_;
+        } else if (e == '$' || e == '`' || e == '"' || e == '\\') {
+          word_ += e;
+        } else {
+          word_ += c;
+          word_ += e;
+        }
+        i_ += 2;
+      } else if (c == '$' && (peek(1) == '(' || peek(1) == '{')) {
+        copy_nested();
+      } else if (c == '`') {
+        copy_backtick();
+      } else {
+        if (c == '\n') ++line_;
+        word_ += c;
+        ++i_;
+      }
+    }
+    i_ = std::min(i_ + 1, text_.size());
+  }
+
+  // Copies `$(...)`, `$((...))` or `${...}` raw, quotes and all, up to the matching bracket.
+  void copy_nested() {
+    std::size_t start = i_;
+    char open = text_[i_ + 1];
+    char close = open == '(' ? ')' : '}';
+    int depth = 0;
+    std::size_t j = i_ + 1;
+    for (; j < text_.size(); ++j) {
+      char c = text_[j];
+      if (c == '\\') {
+        ++j;
+      } else if (c == '\'' && open == '(') {
+        std::size_t q = text_.find('\'', j + 1);
+        j = q == std::string_view::npos ? text_.size() - 1 : q;
+      } else if (c == open) {
+        ++depth;
+      } else if (c == close && --depth == 0) {
+        break;
+      }
+    }
+    std::size_t end = std::min(j + 1, text_.size());
+    word_.append(text_.substr(start, end - start));
+    count_lines(start, end);
+    i_ = end;
+  }
+
+  void copy_backtick() {
+    std::size_t close = text_.find('`', i_ + 1);
+    std::size_t end = close == std::string_view::npos ? text_.size() : close + 1;
+    word_.append(text_.substr(i_, end - i_));
+    count_lines(i_, end);
+    i_ = end;
+  }
+
+  void comment() {  // i_ at '#', which starts a word
+    std::size_t eol = text_.find('\n', i_);
+    if (eol == std::string_view::npos) eol = text_.size();
+    std::string_view body = text_.substr(i_, eol - i_);
+    // sbatch reads `#SBATCH` only as a line of its own in the batch script itself.
+    if (!in_body_ && words_.empty() && body.starts_with("#SBATCH")) {
+      Directive d;
+      d.line = line_;
+      std::size_t p = 7;
+      while (p < body.size()) {
+        while (p < body.size() && (body[p] == ' ' || body[p] == '\t' || body[p] == '\r')) ++p;
+        std::size_t q = p;
+        while (q < body.size() && body[q] != ' ' && body[q] != '\t' && body[q] != '\r') ++q;
+        if (q == p || body[p] == '#') break;  // trailing comment
+        std::string w;
+        for (char c : body.substr(p, q - p))
+          if (c != '"' && c != '\'') w += c;
+        d.words.push_back(std::move(w));
+        p = q;
+      }
+      out_.directives.push_back(std::move(d));
+    }
+    i_ = eol;
+  }
+
+  // Here-document bodies are data, not commands: skip them up to their delimiter line.
+  void skip_heredocs() {
+    while (!heredocs_.empty() && i_ < text_.size()) {
+      std::size_t eol = text_.find('\n', i_);
+      if (eol == std::string_view::npos) eol = text_.size();
+      std::string_view l = text_.substr(i_, eol - i_);
+      while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.remove_prefix(1);
+      while (!l.empty() && (l.back() == '\r' || l.back() == ' ')) l.remove_suffix(1);
+      if (l == heredocs_.front()) heredocs_.erase(heredocs_.begin());
+      i_ = std::min(eol + 1, text_.size());
+      ++line_;
+    }
+  }
+
+  void end_word() {
+    if (!have_word_) return;
+    if (heredoc_next_) {
+      heredocs_.push_back(word_);
+      heredoc_next_ = false;
+    } else if (word_.starts_with("<<") && !word_.starts_with("<<<")) {
+      std::string delim = word_.substr(word_.starts_with("<<-") ? 3 : 2);
+      if (delim.empty())
+        heredoc_next_ = true;
+      else
+        heredocs_.push_back(std::move(delim));
+    }
+    words_.push_back(std::move(word_));
+    word_lines_.push_back(word_line_);
+    word_.clear();
+    have_word_ = false;
+  }
+
+  void end_command(bool and_or) {
+    if (words_.empty()) {
+      if (and_or) next_conditional_ = true;
+      return;
+    }
+    Words words = std::move(words_);
+    std::vector<std::uint64_t> lines = std::move(word_lines_);
+    words_.clear();
+    word_lines_.clear();
+    bool conditional = base_conditional_ || next_conditional_ || !blocks_.empty();
+    next_conditional_ = and_or;
+
+    std::size_t k = 0;
+    while (k < words.size() && (words[k] == "then" || words[k] == "else" || words[k] == "do" ||
+                                words[k] == "{" || words[k] == "!" || words[k] == "("))
+      ++k;
+    if (k == words.size()) return;
+    const std::string& first = words[k];
+    if (first == "fi" || first == "done" || first == "esac") {
+      if (!blocks_.empty()) blocks_.pop_back();
+      return;
+    }
+    if (first == "if" || first == "while" || first == "until" || first == "elif") {
+      if (first != "elif") blocks_.push_back('i');
+      conditional = true;
+      ++k;
+    } else if (first == "for" || first == "select" || first == "case") {
+      blocks_.push_back(first == "case" ? 'c' : 'l');
+      return;
+    } else if (!blocks_.empty() && blocks_.back() == 'c' && first.ends_with(')')) {
+      ++k;  // a case pattern such as `h100)`
+    }
+    if (k == words.size()) return;
+
+    Command cmd;
+    cmd.words.assign(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(k)),
+                     std::make_move_iterator(words.end()));
+    cmd.word_lines.assign(lines.begin() + static_cast<std::ptrdiff_t>(k), lines.end());
+    cmd.line = cmd.word_lines.front();
+    cmd.conditional = conditional;
+    cmd.in_body = in_body_;
+    out_.commands.push_back(cmd);
+
+    // `srun ... bash -c '<body>'`: the body is a script of its own, read in place.
+    for (std::size_t j = 1; j + 1 < cmd.words.size(); ++j) {
+      const std::string& opt = cmd.words[j];
+      std::string_view shell = basename_of(cmd.words[j - 1]);
+      bool is_shell = shell == "bash" || shell == "sh" || shell == "zsh" || shell == "dash";
+      if (is_shell && opt.size() >= 2 && opt[0] == '-' && opt[1] != '-' && opt.back() == 'c') {
+        Scanner(cmd.words[j + 1], cmd.word_lines[j + 1], true, conditional, out_).run();
+        break;
+      }
+    }
+  }
+
+  std::string_view text_;
+  std::size_t i_ = 0;
+  std::uint64_t line_;
+  bool in_body_;
+  bool base_conditional_;
+  Script& out_;
+  std::string word_;
+  bool have_word_ = false;
+  std::uint64_t word_line_ = 0;
+  Words words_;
+  std::vector<std::uint64_t> word_lines_;
+  bool next_conditional_ = false;
+  std::vector<char> blocks_;  // 'i' if/while, 'l' for/select, 'c' case
+  std::vector<std::string> heredocs_;
+  bool heredoc_next_ = false;
+  int array_depth_ = 0;
+};
+
+// --- the script model: assignments, options, launchers -------------------------------------
+
+struct Assignment {
+  std::string name;
+  std::string value;
+  std::size_t command = 0;
+  std::uint64_t line = 0;
+  bool conditional = false;
+};
+
+bool is_assignment(std::string_view w) {
+  auto eq = w.find('=');
+  if (eq == std::string_view::npos || eq == 0) return false;
+  if (w[0] >= '0' && w[0] <= '9') return false;
+  return std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(eq), is_name_char);
+}
+
+// Index of the program word: after `VAR=value` prefixes and wrappers such as `exec`.
+std::size_t program_index(const Words& w) {
+  std::size_t p = 0;
+  while (p < w.size() && (is_assignment(w[p]) || w[p] == "exec" || w[p] == "time" ||
+                          w[p] == "nohup" || w[p] == "env" || w[p] == "command"))
+    ++p;
+  return p;
+}
+
+bool is_program(const Command& c, std::string_view name) {
+  std::size_t p = program_index(c.words);
+  return p < c.words.size() && basename_of(c.words[p]) == name;
+}
+
+std::string option_name(std::string_view w) {
+  std::string name(w.substr(0, w.find('=')));
+  if (name.starts_with("--")) std::replace(name.begin() + 2, name.end(), '_', '-');
+  return name;
+}
+
+struct OptionHit {
+  std::string value;
+  std::size_t index = 0;  // word index of the option
+};
+
+// Finds `--name=value`, `--name value`, `-Xvalue` or `-X value` among words[begin, end).
+// Long names compare with `_` read as `-`. The last occurrence wins, as for SLURM and argparse.
+std::optional<OptionHit> find_option(const Words& w, std::size_t begin, std::size_t end,
+                                     std::initializer_list<std::string_view> names) {
+  std::optional<OptionHit> hit;
+  end = std::min(end, w.size());
+  for (std::size_t i = begin; i < end; ++i) {
+    const std::string& word = w[i];
+    if (word.size() < 2 || word[0] != '-') continue;
+    for (std::string_view name : names) {
+      bool is_short = name.size() == 2;
+      if (!is_short && option_name(word) == name) {
+        auto eq = word.find('=');
+        if (eq != std::string::npos)
+          hit = OptionHit{word.substr(eq + 1), i};
+        else
+          hit = OptionHit{i + 1 < end ? w[i + 1] : std::string(), i};
+      } else if (is_short && word.starts_with(name)) {
+        if (word.size() == 2)
+          hit = OptionHit{i + 1 < end ? w[i + 1] : std::string(), i};
+        else
+          hit = OptionHit{word.substr(word[2] == '=' ? 3 : 2), i};
+      }
+    }
+  }
+  return hit;
+}
+
+struct Launch {
+  std::size_t command = 0;
+  std::size_t launcher = 0;  // word index of `torch.distributed.run` or `torchrun`
+  bool bare_torchrun = false;
+};
+
+// A torchrun/torch.distributed.run call; `echo torchrun` and friends are not calls.
+std::optional<Launch> find_launcher(const Command& c, std::size_t index) {
+  const Words& w = c.words;
+  static constexpr std::string_view kNotCalls[] = {"echo", "printf", "which", "type", "hash"};
+  if (std::find(std::begin(kNotCalls), std::end(kNotCalls), w[0]) != std::end(kNotCalls))
+    return std::nullopt;
+  for (std::size_t j = 0; j < w.size(); ++j) {
+    if (w[j] == "torch.distributed.run" && j > 0 && w[j - 1] == "-m")
+      return Launch{index, j, false};
+    if (basename_of(w[j]) == "torchrun") {
+      bool under_uv = false;
+      for (std::size_t k = 0; k + 1 < j; ++k) under_uv |= w[k] == "uv" && w[k + 1] == "run";
+      return Launch{index, j, !under_uv};
+    }
+  }
+  return std::nullopt;
+}
+
+// Where srun's own options end and the program it runs begins.
+std::size_t srun_program_start(const Words& w, std::size_t srun) {
+  static constexpr std::string_view kFlags[] = {"-l",
+                                                "--label",
+                                                "-K",
+                                                "--kill-on-bad-exit",
+                                                "--exclusive",
+                                                "--overlap",
+                                                "-u",
+                                                "--unbuffered",
+                                                "-Q",
+                                                "--quiet",
+                                                "-v",
+                                                "--verbose",
+                                                "--exact",
+                                                "--pty",
+                                                "-O",
+                                                "--overcommit",
+                                                "--container-remap-root",
+                                                "--no-container-remap-root",
+                                                "--container-mount-home",
+                                                "--no-container-mount-home",
+                                                "--container-writable",
+                                                "--no-container-entrypoint",
+                                                "-X",
+                                                "--disable-status",
+                                                "--no-kill",
+                                                "-k"};
+  std::size_t j = srun + 1;
+  while (j < w.size() && w[j].size() > 1 && w[j][0] == '-') {
+    const std::string& o = w[j];
+    bool flag = std::find(std::begin(kFlags), std::end(kFlags), o) != std::end(kFlags);
+    bool attached = o.find('=') != std::string::npos || (o[1] != '-' && o.size() > 2);
+    j += (flag || attached) ? 1 : 2;
+  }
+  return std::min(j, w.size());
+}
+
+class Model {
+ public:
+  Model(Script script, const LintOptions& options) : s(std::move(script)), opts(options) {
+    for (std::size_t i = 0; i < s.commands.size(); ++i) {
+      collect_assignments(i);
+      if (auto l = find_launcher(s.commands[i], i)) launches.push_back(*l);
+    }
+  }
+
+  Script s;
+  const LintOptions& opts;
+  std::vector<Assignment> assignments;
+  std::vector<Launch> launches;
+
+ private:
+  mutable int expansion_budget_ = 0;
+
+ public:
+  const Assignment* latest(std::string_view name, std::size_t before_command) const {
+    const Assignment* found = nullptr;
+    for (const Assignment& a : assignments)
+      if (a.name == name && a.command < before_command) found = &a;
+    return found;
+  }
+
+  // Substitutes `$X`, `${X}` and `${X:-default}` with values assigned earlier in the script.
+  // Unknown variables, conditional assignments and `$(...)` stay as written.
+  std::string expand(std::string_view v, std::size_t before, int depth = 0) const {
+    // The budget bounds pathological chains such as A=$B$B$B, B=$C$C$C, ...
+    if (depth == 0) expansion_budget_ = 4096;
+    std::string out;
+    for (std::size_t i = 0; i < v.size();) {
+      if (v[i] != '$' || depth > 8 || --expansion_budget_ < 0) {
+        out += v[i++];
+        continue;
+      }
+      std::size_t start = i;
+      std::string name, fallback;
+      bool has_fallback = false;
+      if (i + 1 < v.size() && v[i + 1] == '{') {
+        std::size_t close = v.find('}', i);
+        if (close == std::string_view::npos) {
+          out += v.substr(i);
+          break;
+        }
+        std::string_view inner = v.substr(i + 2, close - i - 2);
+        std::size_t n = 0;
+        while (n < inner.size() && is_name_char(inner[n])) ++n;
+        name = inner.substr(0, n);
+        std::string_view rest = inner.substr(n);
+        if (rest.starts_with(":-") || rest.starts_with("-")) {
+          has_fallback = true;
+          fallback = rest.substr(rest[0] == ':' ? 2 : 1);
+        } else if (!rest.empty()) {
+          name.clear();  // other operators: keep as written
+        }
+        i = close + 1;
+      } else {
+        std::size_t n = i + 1;
+        while (n < v.size() && is_name_char(v[n])) ++n;
+        name = v.substr(i + 1, n - i - 1);
+        i = std::max(n, i + 1);
+      }
+      const Assignment* a = name.empty() ? nullptr : latest(name, before);
+      if (a && !a->conditional)
+        out += expand(a->value, a->command, depth + 1);
+      else if (!a && has_fallback)
+        out += expand(fallback, before, depth + 1);
+      else
+        out += v.substr(start, i - start);
+    }
+    return out;
+  }
+
+  std::optional<long> count(std::string_view v, std::size_t before) const {
+    return to_count(expand(v, before));
+  }
+
+  // Last `#SBATCH` option among `names`, with the directive's line.
+  std::optional<std::pair<std::string, std::uint64_t>> sbatch(
+      std::initializer_list<std::string_view> names) const {
+    std::optional<std::pair<std::string, std::uint64_t>> hit;
+    for (const Directive& d : s.directives)
+      if (auto o = find_option(d.words, 0, d.words.size(), names)) hit = {{o->value, d.line}};
+    return hit;
+  }
+
+  // The launcher's own arguments, with `$ARGS`/`${ARGS[@]}` words replaced by their
+  // assigned words (Megatron's examples keep them in DISTRIBUTED_ARGS).
+  Words launcher_args(const Launch& l) const {
+    const Words& w = s.commands[l.command].words;
+    Words out;
+    for (std::size_t j = l.launcher + 1; j < w.size(); ++j) {
+      const std::string& word = w[j];
+      if (word.ends_with(".py")) break;
+      std::string name = variable_reference(word);
+      const Assignment* a = name.empty() ? nullptr : latest(name, l.command);
+      if (a) {
+        for (std::string& part : split_words(a->value)) out.push_back(std::move(part));
+        continue;
+      }
+      if (word.empty() || word[0] != '-') {
+        bool value = !out.empty() && out.back().starts_with("-") &&
+                     out.back().find('=') == std::string::npos && out.back() != "--standalone" &&
+                     out.back() != "--no-python" && out.back() != "--no_python";
+        if (!value) break;  // the training program starts here
+      }
+      out.push_back(word);
+    }
+    return out;
+  }
+
+  // `X` for a word that is exactly `$X`, `${X}`, `${X[@]}` or `${X[*]}`; empty otherwise.
+  static std::string variable_reference(std::string_view w) {
+    if (!w.starts_with("$")) return {};
+    w.remove_prefix(1);
+    bool braced = w.starts_with("{") && w.ends_with("}");
+    if (braced) w = w.substr(1, w.size() - 2);
+    if (braced && (w.ends_with("[@]") || w.ends_with("[*]"))) w.remove_suffix(3);
+    if (w.empty() || !std::all_of(w.begin(), w.end(), is_name_char)) return {};
+    return std::string(w);
+  }
+
+  static Words split_words(std::string_view v) {
+    Words out;
+    std::string cur;
+    for (char c : v) {
+      if (c == ' ' || c == '\t' || c == '\n' || c == '(' || c == ')') {
+        if (!cur.empty()) out.push_back(std::move(cur));
+        cur.clear();
+      } else if (c != '"' && c != '\'' && c != '\\') {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) out.push_back(std::move(cur));
+    return out;
+  }
+
+  bool uses_uv() const {
+    for (const Command& c : s.commands)
+      for (std::size_t j = 0; j + 1 < c.words.size(); ++j)
+        if (c.words[j] == "uv" && c.words[j + 1] == "run") return true;
+    return false;
+  }
+
+  // First occurrence of any of `flags` as a word of a command or inside an assigned value.
+  std::optional<std::pair<std::string, std::uint64_t>> find_flag(
+      std::initializer_list<std::string_view> flags) const {
+    auto match = [&](std::string_view w) {
+      return std::find(flags.begin(), flags.end(), option_name(w)) != flags.end();
+    };
+    for (const Command& c : s.commands) {
+      for (std::size_t j = 0; j < c.words.size(); ++j) {
+        if (match(c.words[j])) return {{option_name(c.words[j]), c.word_lines[j]}};
+        if (is_assignment(c.words[j]))
+          for (const std::string& part : split_words(c.words[j].substr(c.words[j].find('=') + 1)))
+            if (match(part)) return {{option_name(part), c.line}};
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  void collect_assignments(std::size_t index) {
+    const Command& c = s.commands[index];
+    const Words& w = c.words;
+    std::size_t j = 0;
+    bool declared = w[0] == "export" || w[0] == "declare" || w[0] == "typeset" || w[0] == "local" ||
+                    w[0] == "readonly";
+    if (declared) j = 1;
+    for (; j < w.size(); ++j) {
+      if (declared && w[j].starts_with("-")) continue;
+      if (!is_assignment(w[j])) {
+        if (declared) continue;
+        break;
+      }
+      auto eq = w[j].find('=');
+      Assignment a{w[j].substr(0, eq), w[j].substr(eq + 1), index, c.line, c.conditional};
+      if (a.value == "(" || (a.value.starts_with("(") && !a.value.ends_with(")"))) {
+        while (++j < w.size()) {  // array spread over words: NAME=( a b c )
+          a.value += ' ';
+          a.value += w[j];
+          if (w[j].ends_with(")")) break;
+        }
+      }
+      assignments.push_back(std::move(a));
+    }
+  }
+};
+
+// --- rules -------------------------------------------------------------------------------
+
+using Findings = std::vector<LintFinding>;
+
+void add(Findings& out, std::uint64_t line, std::string rule, std::string why, std::string fix) {
+  out.push_back(LintFinding{line, std::move(rule), std::move(why), std::move(fix)});
+}
+
+std::size_t first_launch(const Model& m) {
+  if (!m.launches.empty()) return m.launches.front().command;
+  for (std::size_t i = 0; i < m.s.commands.size(); ++i)
+    if (is_program(m.s.commands[i], "srun")) return i;
+  return m.s.commands.size();
+}
+
+struct WorkDir {
+  std::string target;
+  std::uint64_t line = 0;
+  std::size_t before = 0;  // command index to expand variables at
+};
+
+// Where the launch runs: the last `cd`/`pushd` before it, else `srun --chdir`, else
+// `#SBATCH --chdir` (all three put the workers in the work tree).
+std::optional<WorkDir> work_dir(const Model& m, std::size_t launch) {
+  std::optional<WorkDir> dir;
+  if (auto d = m.sbatch({"--chdir", "-D"})) dir = WorkDir{d->first, d->second, 0};
+  for (std::size_t i = 0; i < launch && i < m.s.commands.size(); ++i) {
+    const Command& c = m.s.commands[i];
+    std::size_t p = program_index(c.words);
+    if (p >= c.words.size()) continue;
+    if ((c.words[p] == "cd" || c.words[p] == "pushd") && p + 1 < c.words.size() &&
+        c.words[p + 1] != "-")
+      dir = WorkDir{c.words[p + 1], c.line, i};
+    if (c.words[p] == "srun")
+      if (auto o = find_option(c.words, p + 1, srun_program_start(c.words, p), {"--chdir", "-D"}))
+        dir = WorkDir{o->value, c.line, i};
+  }
+  return dir;
+}
+
+void check_cd_worktree(const Model& m, Findings& out) {
+  std::size_t launch = first_launch(m);
+  if (launch >= m.s.commands.size() || work_dir(m, launch)) return;
+  add(out, m.s.commands[launch].line, "lint.no-cd-worktree",
+      "the job is launched without `cd` into the work tree: it runs in whatever directory "
+      "sbatch was called from, so the workers may import another Megatron-LM checkout (or "
+      "none) and relative paths such as logs/ resolve elsewhere",
+      "add `cd /path/to/Megatron-LM` (the work tree on shared storage) after `set -euo "
+      "pipefail`, before the launch line");
+}
+
+void check_no_venv(const Model& m, Findings& out) {
+  if (!m.opts.check_filesystem || !m.uses_uv() || m.latest("UV_PROJECT_ENVIRONMENT", SIZE_MAX))
+    return;
+  auto dir = work_dir(m, first_launch(m));
+  if (!dir) return;
+  std::string target = m.expand(dir->target, dir->before);
+  if (!target.starts_with("/") || target.find_first_of("$`<>*") != std::string::npos) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(fs::path(target), ec) || ec) return;
+  if (fs::is_directory(fs::path(target) / ".venv", ec) && !ec) return;
+  add(out, dir->line, "lint.no-venv",
+      target +
+          " exists but has no .venv: `uv sync` was not run in the work tree, so every "
+          "`uv run` on every node builds the environment inside the job (minutes per job, "
+          "and nodes race to write the same directory)",
+      "run `cd " + target +
+          " && uv sync --extra training --extra dev` (or `--extra lts`) once "
+          "on the login node before submitting");
+}
+
+void check_ntasks(const Model& m, Findings& out) {
+  const char* why_tail =
+      ": the runbook wants one srun task per node, each starting one torch.distributed.run that "
+      "spawns a worker per GPU; several tasks per node start several launchers per node that "
+      "fight over the same GPUs and the rendezvous port";
+  std::optional<long> nodes = 1;
+  if (auto n = m.sbatch({"--nodes", "-N"}))
+    nodes = to_count(n->first.substr(0, n->first.find('-')));
+  auto per_node = m.sbatch({"--ntasks-per-node", "--tasks-per-node"});
+  if (per_node) {
+    auto v = to_count(per_node->first);
+    if (v && *v != 1)
+      add(out, per_node->second, "lint.ntasks-per-node",
+          "#SBATCH --ntasks-per-node=" + per_node->first + why_tail,
+          "use `#SBATCH --ntasks-per-node=1` and let --nproc-per-node start the GPU workers");
+  } else if (auto n = m.sbatch({"--ntasks", "-n"})) {
+    auto v = to_count(n->first);
+    if (v && nodes && *v > *nodes)
+      add(out, n->second, "lint.ntasks-per-node",
+          "#SBATCH --ntasks=" + n->first + " on " + std::to_string(*nodes) +
+              " node(s) puts several tasks on a node" + why_tail,
+          "remove `--ntasks` and add `#SBATCH --ntasks-per-node=1`");
+  }
+  for (std::size_t i = 0; i < m.s.commands.size(); ++i) {
+    const Command& c = m.s.commands[i];
+    std::size_t p = program_index(c.words);
+    if (p >= c.words.size() || basename_of(c.words[p]) != "srun") continue;
+    std::size_t end = srun_program_start(c.words, p);
+    auto gpu_ish = [](const std::string& v) {  // $GPUS_PER_NODE, $WORLD_SIZE: one task per GPU
+      std::string up = v;
+      std::transform(up.begin(), up.end(), up.begin(),
+                     [](unsigned char ch) { return std::toupper(ch); });
+      return up.find("GPU") != std::string::npos || up.find("WORLD_SIZE") != std::string::npos;
+    };
+    auto pn = find_option(c.words, p + 1, end, {"--ntasks-per-node", "--tasks-per-node"});
+    if (pn) {
+      std::string v = m.expand(pn->value, i);
+      auto n = to_count(v);
+      if ((n && *n != 1) || (!n && gpu_ish(pn->value)))
+        add(out, c.line, "lint.ntasks-per-node", "srun --ntasks-per-node=" + pn->value + why_tail,
+            "use `srun --ntasks=${NNODES} --ntasks-per-node=1`");
+      continue;
+    }
+    auto nt = find_option(c.words, p + 1, end, {"--ntasks", "-n"});
+    if (!nt) continue;
+    std::optional<long> srun_nodes = nodes;
+    if (auto sn = find_option(c.words, p + 1, end, {"--nodes", "-N"}))
+      srun_nodes = m.count(sn->value, i);
+    auto n = m.count(nt->value, i);
+    if ((n && srun_nodes && *n > *srun_nodes) || (!n && gpu_ish(nt->value)))
+      add(out, c.line, "lint.ntasks-per-node",
+          "srun --ntasks=" + nt->value + " starts more tasks than nodes" + why_tail,
+          "use `srun --ntasks=${NNODES} --ntasks-per-node=1`");
+  }
+}
+
+void check_bare_torchrun(const Model& m, Findings& out) {
+  for (const Launch& l : m.launches)
+    if (l.bare_torchrun)
+      add(out, m.s.commands[l.command].line, "lint.bare-torchrun",
+          "`torchrun` is called directly: depending on PATH and the venv setup it may dispatch "
+          "through an interpreter that does not see the work tree's .venv packages",
+          "replace `torchrun` with `uv run python -m torch.distributed.run` (same arguments)");
+}
+
+// `$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)` in any quoting/spacing.
+bool squeezed_contains(std::string_view v, std::initializer_list<std::string_view> needles) {
+  std::string s;
+  for (char c : v)
+    if (c != ' ' && c != '\t' && c != '"' && c != '\'' && c != '{' && c != '}' && c != '\n') s += c;
+  for (std::string_view n : needles)
+    if (s.find(n) == std::string::npos) return false;
+  return true;
+}
+
+bool from_first_node(std::string_view v) {
+  bool hosts = squeezed_contains(v, {"scontrolshowhostname", "$SLURM_JOB_NODELIST"}) ||
+               squeezed_contains(v, {"scontrolshowhostname", "$SLURM_NODELIST"});
+  return hosts && (squeezed_contains(v, {"|head-n1"}) || squeezed_contains(v, {"|head-1"}));
+}
+
+// True when `value` comes from the job's node list through variables assigned earlier
+// (`nodes=($(scontrol show hostnames ...)); head=${nodes[0]}; MASTER_ADDR=$head`).
+bool derives_from_node_list(const Model& m, std::string_view value, std::size_t before, int depth) {
+  if (squeezed_contains(value, {"scontrolshowhostname", "NODELIST"})) return true;
+  if (depth > 4) return false;
+  for (std::size_t i = value.find('$'); i != std::string_view::npos; i = value.find('$', i + 1)) {
+    std::size_t n = i + 1 + (i + 1 < value.size() && value[i + 1] == '{');
+    std::size_t end = n;
+    while (end < value.size() && is_name_char(value[end])) ++end;
+    const Assignment* a = end > n ? m.latest(value.substr(n, end - n), before) : nullptr;
+    if (a && derives_from_node_list(m, a->value, a->command, depth + 1)) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> master_addr_problem(const Model& m, std::string_view value,
+                                               std::size_t before) {
+  if (from_first_node(value)) return std::nullopt;
+  if (!squeezed_contains(value, {"scontrolshowhostname"}) &&
+      derives_from_node_list(m, value, before, 0))
+    return std::nullopt;
+  std::string v = m.expand(value, before);
+  if (v == "localhost" || v == "127.0.0.1" || v == "0.0.0.0")
+    return "MASTER_ADDR is " + v +
+           ": every node looks for the rendezvous on itself, so ranks "
+           "on the other nodes wait until the rendezvous times out";
+  if (!v.empty() && v.find_first_of("$`") == std::string::npos)
+    return "MASTER_ADDR is hard-coded to " + v +
+           ": the first node changes with every "
+           "allocation, so the other nodes connect to a host that is not in the job";
+  return "MASTER_ADDR=" + std::string(value) +
+         " is not the allocation's first node: every "
+         "node must agree on one rendezvous host, taken from the job's node list";
+}
+
+bool has_rdzv(const Words& args) {
+  if (find_option(args, 0, args.size(), {"--rdzv-endpoint"})) return true;
+  auto backend = find_option(args, 0, args.size(), {"--rdzv-backend"});
+  return backend && backend->value == "c10d";
+}
+
+void check_master_addr(const Model& m, Findings& out) {
+  const char* fix =
+      "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)";
+  for (const Assignment& a : m.assignments)
+    if (a.name == "MASTER_ADDR")
+      if (auto why = master_addr_problem(m, a.value, a.command))
+        add(out, a.line, "lint.master-addr", *why, fix);
+  for (const Launch& l : m.launches) {
+    Words args = m.launcher_args(l);
+    if (has_rdzv(args)) continue;
+    auto addr = find_option(args, 0, args.size(), {"--master-addr"});
+    if (!addr) continue;  // lint.launcher-args reports it
+    std::uint64_t line = m.s.commands[l.command].line;
+    std::string name = Model::variable_reference(addr->value);
+    if (!name.empty()) {
+      if (name == "MASTER_ADDR" && !m.latest(name, l.command))
+        add(out, line, "lint.master-addr",
+            "--master-addr uses $MASTER_ADDR, which the script never sets: torch.distributed.run "
+            "gets an empty or inherited address and the nodes do not meet",
+            fix);
+    } else if (auto why = master_addr_problem(m, addr->value, l.command)) {
+      add(out, line, "lint.master-addr", *why,
+          std::string(fix) + " and pass --master-addr=${MASTER_ADDR}");
+    }
+  }
+}
+
+void check_launcher_args(const Model& m, Findings& out) {
+  for (const Launch& l : m.launches) {
+    Words args = m.launcher_args(l);
+    bool rdzv = has_rdzv(args);
+    // The runbook's spelling: outer variables spliced into the single-quoted `bash -c` body.
+    struct Required {
+      std::string_view name, quoted, plain, effect;
+    };
+    static constexpr Required kRequired[] = {
+        {"--nnodes", "--nnodes='\"${NNODES}\"'", "--nnodes=${NNODES}",
+         "each node believes it is alone (default 1 node)"},
+        {"--nproc-per-node", "--nproc-per-node='\"${GPUS_PER_NODE}\"'",
+         "--nproc-per-node=${GPUS_PER_NODE}", "one worker per node instead of one per GPU"},
+        {"--node-rank", "--node-rank=${NODE_RANK} (NODE_RANK=${SLURM_NODEID})",
+         "--node-rank=${SLURM_NODEID}", "every node claims node rank 0"},
+        {"--master-addr", "--master-addr='\"${MASTER_ADDR}\"'", "--master-addr=${MASTER_ADDR}",
+         "every node looks for the rendezvous on its own 127.0.0.1"},
+        {"--master-port", "--master-port='\"${MASTER_PORT}\"'", "--master-port=${MASTER_PORT}",
+         "the port silently differs from the MASTER_PORT the script chose"}};
+    bool in_body = m.s.commands[l.command].in_body;
+    std::string missing, effects, fix;
+    for (const Required& r : kRequired) {
+      if (rdzv && r.name != "--nnodes" && r.name != "--nproc-per-node") continue;
+      if (find_option(args, 0, args.size(), {r.name})) continue;
+      const char* sep = missing.empty() ? "" : ", ";
+      missing += sep + std::string(r.name);
+      effects += (effects.empty() ? "" : "; ") + std::string(r.effect);
+      fix += sep + std::string(in_body ? r.quoted : r.plain);
+    }
+    if (missing.empty()) continue;
+    add(out, m.s.commands[l.command].line, "lint.launcher-args",
+        "torch.distributed.run lacks " + missing + ": " + effects +
+            ", so the nodes never form one worker group",
+        "add " + fix + " to the torch.distributed.run arguments");
+  }
+}
+
+std::optional<long> gpus_per_node(const Model& m, std::uint64_t& line, std::string& spelled) {
+  auto last_count = [](const std::string& v) {
+    return to_count(
+        std::string_view(v).substr(v.rfind(':') == std::string::npos ? 0 : v.rfind(':') + 1));
+  };
+  if (auto g = m.sbatch({"--gpus-per-node"})) {
+    line = g->second;
+    spelled = "#SBATCH --gpus-per-node=" + g->first;
+    return last_count(g->first);
+  }
+  if (auto g = m.sbatch({"--gres"})) {
+    std::string v = g->first;
+    for (std::size_t start = 0; start <= v.size();) {  // `gpu:8`, `gpu:h100:8,nvme:1`
+      std::size_t comma = std::min(v.find(',', start), v.size());
+      std::string entry = v.substr(start, comma - start);
+      if (entry.starts_with("gpu")) {
+        line = g->second;
+        spelled = "#SBATCH --gres=" + v;
+        return last_count(entry.substr(0, entry.find('(')));
+      }
+      start = comma + 1;
+    }
+  }
+  return std::nullopt;
+}
+
+void check_nproc_vs_gpus(const Model& m, Findings& out) {
+  std::uint64_t gpu_line = 0;
+  std::string spelled;
+  auto gpus = gpus_per_node(m, gpu_line, spelled);
+  if (!gpus) return;
+  for (const Launch& l : m.launches) {
+    Words args = m.launcher_args(l);
+    auto np = find_option(args, 0, args.size(), {"--nproc-per-node"});
+    if (!np) continue;
+    auto n = m.count(np->value, l.command);
+    if (!n || *n == *gpus) continue;
+    std::string via;
+    std::string name = Model::variable_reference(np->value);
+    if (const Assignment* a = name.empty() ? nullptr : m.latest(name, l.command))
+      via = " (" + name + "=" + a->value + " on line " + std::to_string(a->line) + ")";
+    std::string effect = *n < *gpus ? "GPUs sit idle and the job runs on fewer ranks than planned"
+                                    : "ranks share GPUs or fail with an invalid device ordinal";
+    std::string fix = name.empty() ? "use --nproc-per-node=" + std::to_string(*gpus)
+                                   : "set " + name + "=" + std::to_string(*gpus);
+    add(out, m.s.commands[l.command].line, "lint.nproc-vs-gpus",
+        "--nproc-per-node is " + std::to_string(*n) + via + " but each node gets " +
+            std::to_string(*gpus) + " GPUs (" + spelled + ", line " + std::to_string(gpu_line) +
+            "): " + effect,
+        fix + " so that --nproc-per-node equals the GPUs per node");
+  }
+}
+
+void check_cuda_device_max_connections(const Model& m, Findings& out) {
+  auto fsdp = m.find_flag({"--use-torch-fsdp2", "--use-megatron-fsdp", "--use-custom-fsdp"});
+  auto moe_overlap = m.find_flag({"--overlap-moe-expert-parallel-comm"});
+  for (const Assignment& a : m.assignments) {
+    if (a.name != "CUDA_DEVICE_MAX_CONNECTIONS" || a.conditional) continue;
+    std::string v = m.expand(a.value, a.command);
+    if (v == "1" && fsdp) {
+      add(out, a.line, "lint.cuda-device-max-connections",
+          "CUDA_DEVICE_MAX_CONNECTIONS=1 together with " + fsdp->first + " (line " +
+              std::to_string(fsdp->second) +
+              "): Torch-FSDP2 and Megatron-FSDP must not run "
+              "with 1, which serialises the kernels their communication overlap depends on",
+          "remove the export for FSDP runs (set it to 1 only for non-FSDP runs with TP>1 or "
+          "CP>1 on pre-Blackwell GPUs)");
+    } else if (!(v == "32" && moe_overlap)) {
+      std::string moe = moe_overlap ? "; this script uses --overlap-moe-expert-parallel-comm, "
+                                      "which wants 32"
+                                    : "";
+      add(out, a.line, "lint.cuda-device-max-connections",
+          "CUDA_DEVICE_MAX_CONNECTIONS=" + a.value +
+              " is set for every run, but the right value "
+              "depends on hardware and parallelism: 1 on pre-Blackwell GPUs with TP>1 or CP>1 and "
+              "no "
+              "FSDP, not needed on Blackwell/GB200, never 1 with FSDP, 32 with "
+              "--overlap-moe-expert-parallel-comm" +
+              moe,
+          "set it only when the configuration needs it, e.g. `if (( TP > 1 || CP > 1 )); then "
+          "export CUDA_DEVICE_MAX_CONNECTIONS=1; fi` on Hopper/Ampere, otherwise remove the line");
+    }
+  }
+}
+
+// /tmp, /dev/shm, $TMPDIR and /local* exist per node and are wiped when the job ends.
+bool is_node_local(std::string_view p) {
+  auto under = [&](std::string_view dir) {
+    return p == dir || (p.starts_with(dir) && p.size() > dir.size() && p[dir.size()] == '/');
+  };
+  return under("/tmp") || under("/dev/shm") || under("/var/tmp") || p.starts_with("/local") ||
+         p.starts_with("$TMPDIR") || p.starts_with("${TMPDIR");
+}
+
+void check_node_local_paths(const Model& m, Findings& out) {
+  auto dir = work_dir(m, first_launch(m));
+  std::string shared = dir && dir->target.starts_with("/") ? dir->target : "the shared work tree";
+  auto report = [&](std::uint64_t line, const std::string& what, const std::string& path,
+                    const std::string& expanded) {
+    std::string shown = path == expanded ? path : path + " = " + expanded;
+    add(out, line, "lint.node-local-path",
+        what + " writes to " + shown +
+            ", which is node-local: it vanishes when the job ends and "
+            "the other nodes (and you, after the job) cannot see it",
+        "write it to shared storage instead, e.g. under " + shared);
+  };
+  for (const Directive& d : m.s.directives)
+    for (auto names : {std::initializer_list<std::string_view>{"--output", "-o"},
+                       std::initializer_list<std::string_view>{"--error", "-e"}})
+      if (auto o = find_option(d.words, 0, d.words.size(), names); o && is_node_local(o->value))
+        report(d.line, "#SBATCH " + d.words[o->index].substr(0, d.words[o->index].find('=')),
+               o->value, o->value);
+
+  static constexpr std::string_view kOutputs[] = {"--save", "--tensorboard-dir", "--wandb-save-dir",
+                                                  "--log-dir"};
+  auto check_words = [&](const Words& w, std::uint64_t line, std::size_t before) {
+    for (std::size_t j = 0; j < w.size(); ++j) {
+      std::string name = option_name(w[j]);
+      if (std::find(std::begin(kOutputs), std::end(kOutputs), name) == std::end(kOutputs)) continue;
+      std::size_t eq = w[j].find('=');
+      std::string value = eq != std::string::npos ? w[j].substr(eq + 1)
+                          : j + 1 < w.size()      ? w[j + 1]
+                                                  : "";
+      std::string expanded = m.expand(value, before);
+      if (is_node_local(expanded)) report(line, name, value, expanded);
+    }
+  };
+  for (std::size_t i = 0; i < m.s.commands.size(); ++i) {
+    const Command& c = m.s.commands[i];
+    check_words(c.words, c.line, i);
+    for (const std::string& w : c.words)  // ARGS="--save /tmp/x ..."
+      if (is_assignment(w)) check_words(Model::split_words(w.substr(w.find('=') + 1)), c.line, i);
+
+    // Redirections and tee: `> /tmp/x.log`, `2>>/tmp/x`, `&> $TMPDIR/x`, `| tee /tmp/x`.
+    std::size_t p = program_index(c.words);
+    bool tee = p < c.words.size() && basename_of(c.words[p]) == "tee";
+    bool mkdir = p < c.words.size() && basename_of(c.words[p]) == "mkdir";
+    for (std::size_t j = 0; j < c.words.size(); ++j) {
+      const std::string& w = c.words[j];
+      std::size_t k = 0;
+      while (k < w.size() && ((w[k] >= '0' && w[k] <= '9') || (k == 0 && w[k] == '&'))) ++k;
+      std::string target;
+      if (k < w.size() && w[k] == '>') {
+        std::size_t t = w.find_first_not_of('>', k);
+        target =
+            t == std::string::npos ? (j + 1 < c.words.size() ? c.words[j + 1] : "") : w.substr(t);
+        if (target.starts_with("&") || target.starts_with("/dev/null") ||
+            target.starts_with("/dev/std"))
+          continue;
+        std::string expanded = m.expand(target, i);
+        if (is_node_local(expanded))
+          report(c.line, "the redirection " + w.substr(0, k + 1), target, expanded);
+      } else if ((tee || mkdir) && j > p && !w.starts_with("-")) {
+        std::string expanded = m.expand(w, i);
+        // mkdir alone is harmless; a node-local directory named for logs or checkpoints is not.
+        bool outputish = tee || expanded.find("log") != std::string::npos ||
+                         expanded.find("ckpt") != std::string::npos ||
+                         expanded.find("checkpoint") != std::string::npos ||
+                         expanded.find("tensorboard") != std::string::npos ||
+                         expanded.find("wandb") != std::string::npos;
+        if (outputish && is_node_local(expanded))
+          report(c.line, std::string(tee ? "tee" : "mkdir"), w, expanded);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<LintFinding> lint_script(std::string_view script, const LintOptions& options) {
+  Findings out;
+  try {
+    Script parsed;
+    Scanner(script, 1, false, false, parsed).run();
+    Model m(std::move(parsed), options);
+    check_cd_worktree(m, out);
+    check_ntasks(m, out);
+    check_bare_torchrun(m, out);
+    check_master_addr(m, out);
+    check_launcher_args(m, out);
+    check_nproc_vs_gpus(m, out);
+    check_cuda_device_max_connections(m, out);
+    check_node_local_paths(m, out);
+    check_no_venv(m, out);
+  } catch (...) {
+    // Only allocation failure can get here; keep what was found rather than throw.
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LintFinding& a, const LintFinding& b) {
+    return std::tie(a.line, a.rule) < std::tie(b.line, b.rule);
+  });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const LintFinding& a, const LintFinding& b) {
+                          return a.line == b.line && a.rule == b.rule && a.why == b.why;
+                        }),
+            out.end());
+  return out;
+}
+
+std::string render_lint(const std::string& path, const std::vector<LintFinding>& findings) {
+  std::string out;
+  for (const LintFinding& f : findings) {
+    out += path;
+    if (f.line > 0) out += ':' + std::to_string(f.line);
+    out += ": " + f.rule + ": " + f.why + "\n  fix: ";
+    for (char c : f.fix) out += c == '\n' ? std::string("\n       ") : std::string(1, c);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace megatriage

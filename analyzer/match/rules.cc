@@ -1,0 +1,759 @@
+// Rules: load, validate and sample-check `rules/*.json`. nlohmann_json and RE2 exceptions and
+// errors are translated into `rules.*` diagnostics here; nothing throws out of this file.
+
+#include "base/run_cache.h"
+#include "match/rule_regex_options.h"
+#include "match/rules.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+namespace megatriage {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kMinNeedleBytes = 2;  // the matcher's prefilter indexes needle byte pairs
+
+const std::set<std::string_view>& allowed_rule_keys() {
+  static const std::set<std::string_view> keys = {
+      "id",    "title",   "category", "applies_to", "role",   "priority",
+      "needles", "regex", "explain",  "checks",     "samples"};
+  return keys;
+}
+
+const char* const kRequiredRuleKeys[] = {"id",      "title", "category", "applies_to", "role",
+                                         "needles", "regex", "explain",  "samples"};
+
+bool parse_category(std::string_view s, Category& out) {
+  static const std::pair<std::string_view, Category> table[] = {
+      {"oom", Category::Oom},       {"shape", Category::Shape}, {"import", Category::Import},
+      {"nccl", Category::Nccl},     {"unknown", Category::Unknown}};
+  for (const auto& [name, c] : table) {
+    if (s == name) {
+      out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parse_role(std::string_view s, RuleRole& out) {
+  static const std::pair<std::string_view, RuleRole> table[] = {{"cause", RuleRole::Cause},
+                                                                {"symptom", RuleRole::Symptom},
+                                                                {"context", RuleRole::Context},
+                                                                {"teardown", RuleRole::Teardown}};
+  for (const auto& [name, r] : table) {
+    if (s == name) {
+      out = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parse_applies_to(std::string_view s, AppliesTo& out) {
+  if (s == "line") {
+    out = AppliesTo::Line;
+    return true;
+  }
+  if (s == "exception") {
+    out = AppliesTo::Exception;
+    return true;
+  }
+  return false;
+}
+
+bool is_kebab_word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+// `family.kebab-name`: lower-case words, one dot, words in the name joined by single dashes.
+bool valid_rule_id(std::string_view id) {
+  const auto dot = id.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 >= id.size()) return false;
+  const std::string_view family = id.substr(0, dot);
+  const std::string_view name = id.substr(dot + 1);
+  for (char c : family) {
+    if (!is_kebab_word_char(c)) return false;
+  }
+  char prev = '-';
+  for (char c : name) {
+    if (c == '-') {
+      if (prev == '-') return false;
+    } else if (!is_kebab_word_char(c)) {
+      return false;
+    }
+    prev = c;
+  }
+  return prev != '-';
+}
+
+bool is_placeholder_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Calls f(name) for each `{name}` in text (name: [A-Za-z0-9_]+); other braces are literal.
+template <typename F>
+void for_each_placeholder(std::string_view text, F&& f) {
+  std::size_t i = 0;
+  while ((i = text.find('{', i)) != std::string_view::npos) {
+    std::size_t j = i + 1;
+    while (j < text.size() && is_placeholder_char(text[j])) ++j;
+    if (j > i + 1 && j < text.size() && text[j] == '}') {
+      f(text.substr(i + 1, j - i - 1));
+      i = j + 1;
+    } else {
+      ++i;
+    }
+  }
+}
+
+std::string shorten(std::string_view s, std::size_t max = 120) {
+  std::string out;
+  for (char c : s.substr(0, std::min(s.size(), max))) out += (c == '\n') ? ' ' : c;
+  if (s.size() > max) out += "...";
+  return out;
+}
+
+/// 1-based line and column of byte offsets (0-based) in a text, counted on from the last offset
+/// asked for: a file's rules are positioned in order, so the whole file is walked once, not
+/// once per rule (that was O(rules x bytes), ~12 M instructions a run).
+class LineCounter {
+ public:
+  explicit LineCounter(const std::string& text) : text_(text) {}
+  std::pair<std::uint64_t, std::uint64_t> at(std::size_t offset) {
+    offset = std::min(offset, text_.size());
+    if (offset < counted_) counted_ = line_start_ = 0, line_ = 1;  // backwards: from the start again
+    for (const char* p = text_.data() + counted_, *end = text_.data() + offset;
+         (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr; ++p) {
+      ++line_;
+      line_start_ = static_cast<std::size_t>(p - text_.data()) + 1;
+    }
+    counted_ = offset;
+    return {line_, offset - line_start_ + 1};
+  }
+
+ private:
+  const std::string& text_;
+  std::size_t counted_ = 0, line_start_ = 0;
+  std::uint64_t line_ = 1;
+};
+
+std::pair<std::uint64_t, std::uint64_t> line_column(const std::string& text, std::size_t offset) {
+  return LineCounter(text).at(offset);
+}
+
+/// Everything the validation of one rule reports against.
+struct RuleContext {
+  const std::string& source_name;
+  std::uint64_t line;  // 0: unknown
+  std::string label;   // `rule 'id'` or `rule #N`
+  DiagnosticSink& diags;
+  int problems = 0;
+  std::uint64_t column = 0;  // of the rule's "id" key; 0: unknown
+  bool checked_before = false;  // this file's text passed every check before (RunCache): its
+                                // regexes are neither compiled nor run on the samples here
+
+  std::string where() const {
+    return line ? source_name + ":" + std::to_string(line) : source_name;
+  }
+  // `file:line:column` in diagnostics (the editor-clickable form).
+  std::string position() const {
+    return line && column ? where() + ":" + std::to_string(column) : where();
+  }
+  void report(const char* code, const std::string& what, std::string hint = {}) {
+    ++problems;
+    diags.add(Severity::Error, code, position() + ": " + label + ": " + what, source_name, line,
+              std::move(hint));
+  }
+};
+
+/// Named groups of a compiled regex.
+std::set<std::string> group_names(const RE2& re) {
+  std::set<std::string> names;
+  for (const auto& [name, index] : re.NamedCapturingGroups()) names.insert(name);
+  return names;
+}
+
+/// Runs the regex and needle checks of one rule whose regex compiled; reports problems.
+void check_samples(const Rule& rule, const RE2& re, RuleContext& ctx) {
+  const int ngroups = re.NumberOfCapturingGroups();
+  std::vector<re2::StringPiece> sub(static_cast<std::size_t>(ngroups) + 1);
+  const auto& named = re.NamedCapturingGroups();
+  int index = 0;
+  for (const RuleSample& sample : rule.match_samples) {
+    ++index;
+    const re2::StringPiece text(sample.text.data(), sample.text.size());
+    if (!re.Match(text, 0, text.size(), RE2::UNANCHORED, sub.data(), ngroups + 1)) {
+      ctx.report("rules.sample-failed",
+                 "match sample " + std::to_string(index) + " does not match the regex: \"" +
+                     shorten(sample.text) + "\"");
+      continue;
+    }
+    // The needle must lie inside the matched text: that is the prefilter's contract.
+    const std::string_view matched(sub[0].data(), sub[0].size());
+    const bool has_needle = std::any_of(rule.needles.begin(), rule.needles.end(),
+                                        [&](const std::string& n) {
+                                          return !n.empty() && matched.find(n) != std::string_view::npos;
+                                        });
+    if (!has_needle) {
+      ctx.report("rules.needle-missing",
+                 "match sample " + std::to_string(index) +
+                     " matches the regex but its matched text contains none of the needles: \"" +
+                     shorten(matched) + "\"",
+                 "add a literal that every match contains to \"needles\"");
+    }
+    for (const auto& [field, expected] : sample.fields) {
+      const auto it = named.find(field);
+      if (it == named.end()) {
+        ctx.report("rules.sample-failed", "match sample " + std::to_string(index) +
+                                              " expects field '" + field +
+                                              "', which is not a named group of the regex");
+        continue;
+      }
+      const re2::StringPiece& got = sub[static_cast<std::size_t>(it->second)];
+      const std::string got_text = got.data() ? std::string(got.data(), got.size()) : "<unset>";
+      if (!got.data() || got_text != expected) {
+        ctx.report("rules.sample-failed", "match sample " + std::to_string(index) + ": field '" +
+                                              field + "' is \"" + got_text + "\", expected \"" +
+                                              expected + "\"");
+      }
+    }
+  }
+  index = 0;
+  for (const std::string& sample : rule.no_match_samples) {
+    ++index;
+    const re2::StringPiece text(sample.data(), sample.size());
+    if (re.Match(text, 0, text.size(), RE2::UNANCHORED, nullptr, 0)) {
+      ctx.report("rules.sample-failed", "no_match sample " + std::to_string(index) +
+                                            " matches the regex: \"" + shorten(sample) + "\"");
+    }
+  }
+}
+
+/// Compiles the regex and checks placeholders, needles and samples. True when the rule is valid;
+/// then `keep` (if given) receives the compiled regex.
+bool check_compiled_parts(const Rule& rule, RuleContext& ctx,
+                          std::shared_ptr<const RE2>* keep = nullptr) {
+  const int before = ctx.problems;
+  auto compiled = std::make_shared<const RE2>(rule.regex, rule_regex_options());
+  const RE2& re = *compiled;
+  if (!re.ok()) {
+    ctx.report("rules.bad-regex", "regex does not compile: " + re.error() +
+                                      (re.error_arg().empty() ? "" : " at '" + re.error_arg() + "'"));
+    return false;
+  }
+  const std::set<std::string> names = group_names(re);
+  auto check_text = [&](const std::string& text, const std::string& what) {
+    for_each_placeholder(text, [&](std::string_view name) {
+      if (!names.count(std::string(name))) {
+        ctx.report("rules.unknown-placeholder", what + " uses {" + std::string(name) +
+                                                    "}, which is not a named group of the regex");
+      }
+    });
+  };
+  check_text(rule.explain, "explain");
+  for (std::size_t i = 0; i < rule.checks.size(); ++i) {
+    check_text(rule.checks[i], "checks[" + std::to_string(i) + "]");
+  }
+  for (const std::string& n : rule.needles) {
+    if (n.size() < kMinNeedleBytes) {
+      ctx.report("rules.needle-too-short", "needle \"" + n + "\" is shorter than " +
+                                               std::to_string(kMinNeedleBytes) + " bytes");
+    }
+  }
+  if (rule.needles.empty()) ctx.report("rules.bad-value", "\"needles\" must not be empty");
+  if (rule.match_samples.empty()) {
+    ctx.report("rules.bad-value", "\"samples.match\" needs at least one sample");
+  }
+  check_samples(rule, re, ctx);
+  if (ctx.problems != before) return false;
+  if (keep != nullptr) *keep = std::move(compiled);
+  return true;
+}
+
+bool get_string(const json& obj, const char* key, std::string& out, RuleContext& ctx) {
+  const json& v = obj.at(key);
+  if (!v.is_string()) {
+    ctx.report("rules.bad-value", std::string("\"") + key + "\" must be a string");
+    return false;
+  }
+  out = v.get<std::string>();
+  return true;
+}
+
+bool get_string_list(const json& v, const std::string& key, std::vector<std::string>& out,
+                     RuleContext& ctx) {
+  if (!v.is_array()) {
+    ctx.report("rules.bad-value", "\"" + key + "\" must be an array of strings");
+    return false;
+  }
+  for (const json& item : v) {
+    if (!item.is_string()) {
+      ctx.report("rules.bad-value", "\"" + key + "\" must be an array of strings");
+      return false;
+    }
+    out.push_back(item.get<std::string>());
+  }
+  return true;
+}
+
+bool parse_samples(const json& v, Rule& rule, RuleContext& ctx) {
+  if (!v.is_object()) {
+    ctx.report("rules.bad-value", "\"samples\" must be an object");
+    return false;
+  }
+  bool ok = true;
+  for (const auto& [key, value] : v.items()) {
+    if (key != "match" && key != "no_match") {
+      ctx.report("rules.unknown-key", "unknown key \"samples." + key + "\"");
+      ok = false;
+    }
+  }
+  if (!v.contains("match")) {
+    ctx.report("rules.missing-key", "missing key \"samples.match\"");
+    return false;
+  }
+  const json& match = v.at("match");
+  if (!match.is_array()) {
+    ctx.report("rules.bad-value", "\"samples.match\" must be an array");
+    return false;
+  }
+  for (const json& s : match) {
+    RuleSample sample;
+    if (s.is_string()) {  // shorthand: a positive sample without expected fields
+      sample.text = s.get<std::string>();
+    } else if (s.is_object()) {
+      for (const auto& [key, value] : s.items()) {
+        if (key != "text" && key != "fields") {
+          ctx.report("rules.unknown-key", "unknown key \"samples.match[]." + key + "\"");
+          ok = false;
+        }
+      }
+      if (!s.contains("text") || !s.at("text").is_string()) {
+        ctx.report(s.contains("text") ? "rules.bad-value" : "rules.missing-key",
+                   "a match sample needs a string \"text\"");
+        ok = false;
+        continue;
+      }
+      sample.text = s.at("text").get<std::string>();
+      if (s.contains("fields")) {
+        const json& fields = s.at("fields");
+        if (!fields.is_object()) {
+          ctx.report("rules.bad-value", "\"fields\" of a match sample must be an object");
+          ok = false;
+          continue;
+        }
+        for (const auto& [name, value] : fields.items()) {
+          if (!value.is_string()) {
+            ctx.report("rules.bad-value", "field \"" + name + "\" of a match sample must be a string");
+            ok = false;
+            continue;
+          }
+          sample.fields[name] = value.get<std::string>();
+        }
+      }
+    } else {
+      ctx.report("rules.bad-value", "a match sample must be an object or a string");
+      ok = false;
+      continue;
+    }
+    rule.match_samples.push_back(std::move(sample));
+  }
+  if (v.contains("no_match") &&
+      !get_string_list(v.at("no_match"), "samples.no_match", rule.no_match_samples, ctx)) {
+    ok = false;
+  }
+  return ok;
+}
+
+/// Fills `rule` from one element of the "rules" array; true when the rule is valid.
+bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
+  if (!j.is_object()) {
+    ctx.report("rules.bad-value", "a rule must be a JSON object");
+    return false;
+  }
+  bool ok = true;
+  for (const auto& [key, value] : j.items()) {
+    if (!allowed_rule_keys().count(key)) {
+      ctx.report("rules.unknown-key", "unknown key \"" + key + "\"",
+                 "allowed keys: id, title, category, applies_to, role, priority, needles, regex, "
+                 "explain, checks, samples");
+      ok = false;
+    }
+  }
+  for (const char* key : kRequiredRuleKeys) {
+    if (!j.contains(key)) {
+      ctx.report("rules.missing-key", std::string("missing key \"") + key + "\"");
+      ok = false;
+    }
+  }
+  if (!ok) return false;
+
+  std::string text;
+  if (get_string(j, "id", rule.id, ctx) && !valid_rule_id(rule.id)) {
+    ctx.report("rules.bad-value", "id \"" + rule.id + "\" is not of the form family.kebab-name");
+    ok = false;
+  }
+  ok = get_string(j, "title", rule.title, ctx) && ok;
+  if (get_string(j, "category", text, ctx)) {
+    if (!parse_category(text, rule.category)) {
+      ctx.report("rules.bad-value",
+                 "category \"" + text + "\" is not one of oom, shape, import, nccl, unknown");
+      ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  if (get_string(j, "applies_to", text, ctx)) {
+    if (!parse_applies_to(text, rule.applies_to)) {
+      ctx.report("rules.bad-value", "applies_to \"" + text + "\" is not one of line, exception");
+      ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  if (get_string(j, "role", text, ctx)) {
+    if (!parse_role(text, rule.role)) {
+      ctx.report("rules.bad-value",
+                 "role \"" + text + "\" is not one of cause, symptom, context, teardown");
+      ok = false;
+    }
+  } else {
+    ok = false;
+  }
+  if (j.contains("priority")) {
+    const json& p = j.at("priority");
+    if (!p.is_number_integer() || p.get<long long>() < -1000000 || p.get<long long>() > 1000000) {
+      ctx.report("rules.bad-value", "\"priority\" must be an integer in [-1000000, 1000000]");
+      ok = false;
+    } else {
+      rule.priority = static_cast<int>(p.get<long long>());
+    }
+  }
+  ok = get_string_list(j.at("needles"), "needles", rule.needles, ctx) && ok;
+  ok = get_string(j, "regex", rule.regex, ctx) && ok;
+  ok = get_string(j, "explain", rule.explain, ctx) && ok;
+  if (j.contains("checks")) ok = get_string_list(j.at("checks"), "checks", rule.checks, ctx) && ok;
+  ok = parse_samples(j.at("samples"), rule, ctx) && ok;
+  if (rule.regex.empty()) {
+    ctx.report("rules.bad-value", "\"regex\" must not be empty");
+    ok = false;
+  }
+  if (!ok) return false;
+  if (ctx.checked_before) {
+    // This exact text passed every check with this executable (RunCache): nothing to compile.
+    rule.checked_before = true;
+    return true;
+  }
+  return check_compiled_parts(rule, ctx, &rule.compiled);
+}
+
+/// Line of the rule whose id is `id`, searching from `from`; updates `from`. 0 when not found.
+std::pair<std::uint64_t, std::uint64_t> find_rule_position(const std::string& text, const std::string& id,
+                                                           std::size_t& from, LineCounter& lines) {
+  const std::string quoted = json(id).dump();
+  std::size_t pos = from;
+  while ((pos = text.find(quoted, pos)) != std::string::npos) {
+    // Prefer the occurrence that is the value of an "id" key.
+    std::size_t k = pos;
+    while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t' || text[k - 1] == '\n' ||
+                     text[k - 1] == '\r')) {
+      --k;
+    }
+    if (k > 0 && text[k - 1] == ':') {
+      std::size_t q = k - 1;
+      while (q > 0 && (text[q - 1] == ' ' || text[q - 1] == '\t')) --q;
+      if (q >= 4 && text.compare(q - 4, 4, "\"id\"") == 0) {
+        from = pos + quoted.size();
+        return lines.at(q - 4);
+      }
+    }
+    pos += quoted.size();
+  }
+  return {0, 0};
+}
+
+/// "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..." ->
+/// "syntax error ..."; we print our own position.
+std::string json_error_text(const std::string& what) {
+  std::string w = what;
+  const auto bracket = w.find("] ");
+  if (w.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) w = w.substr(bracket + 2);
+  if (w.rfind("parse error at line", 0) == 0) {
+    const auto colon = w.find(": ");
+    if (colon != std::string::npos) w = w.substr(colon + 2);
+  }
+  return w;
+}
+
+bool read_file(const std::filesystem::path& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return false;
+  out = ss.str();
+  return true;
+}
+
+}  // namespace
+
+const char* role_name(RuleRole r) {
+  switch (r) {
+    case RuleRole::Cause: return "cause";
+    case RuleRole::Symptom: return "symptom";
+    case RuleRole::Context: return "context";
+    case RuleRole::Teardown: return "teardown";
+  }
+  return "cause";
+}
+
+std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
+                                   DiagnosticSink& diags, bool checked_before) {
+  std::vector<Rule> out;
+  json doc;
+  try {
+    doc = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    // nlohmann's `byte` is 1-based: the position of the character it stopped at.
+    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    const auto [line, column] = line_column(text, offset);
+    diags.add(Severity::Error, "rules.json-syntax",
+              source_name + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                  json_error_text(e.what()),
+              source_name, line, "the whole file is skipped; fix the JSON (comments are allowed)");
+    return out;
+  } catch (const json::exception& e) {
+    diags.add(Severity::Error, "rules.json-syntax", source_name + ": " + json_error_text(e.what()),
+              source_name);
+    return out;
+  }
+
+  if (!doc.is_object()) {
+    diags.add(Severity::Error, "rules.bad-value",
+              source_name + ": the top level must be an object {\"rules\": [...]}", source_name);
+    return out;
+  }
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "rules") {
+      diags.add(Severity::Error, "rules.unknown-key",
+                source_name + ": unknown top-level key \"" + key + "\"", source_name);
+    }
+  }
+  if (!doc.contains("rules")) {
+    diags.add(Severity::Error, "rules.missing-key", source_name + ": missing key \"rules\"",
+              source_name);
+    return out;
+  }
+  const json& list = doc.at("rules");
+  if (!list.is_array()) {
+    diags.add(Severity::Error, "rules.bad-value", source_name + ": \"rules\" must be an array",
+              source_name);
+    return out;
+  }
+
+  std::set<std::string> seen;
+  std::size_t search_from = 0;
+  LineCounter lines(text);
+  std::size_t index = 0;
+  for (const json& item : list) {
+    ++index;
+    std::uint64_t line = 0, column = 0;
+    std::string label = "rule #" + std::to_string(index);
+    if (item.is_object() && item.contains("id") && item.at("id").is_string()) {
+      const std::string id = item.at("id").get<std::string>();
+      std::tie(line, column) = find_rule_position(text, id, search_from, lines);
+      label = "rule '" + id + "'";
+    }
+    RuleContext ctx{source_name, line, label, diags};
+    ctx.column = column;
+    ctx.checked_before = checked_before;
+    Rule rule;
+    bool ok = false;
+    try {
+      ok = parse_rule(item, rule, ctx);
+    } catch (const json::exception& e) {  // defensive: every access above is type-checked
+      ctx.report("rules.bad-value", json_error_text(e.what()));
+      ok = false;
+    }
+    if (!ok) continue;
+    if (!seen.insert(rule.id).second) {
+      ctx.report("rules.duplicate-id", "id \"" + rule.id + "\" is already defined in this file",
+                 "rule ids must be unique; the later definition is dropped");
+      continue;
+    }
+    rule.source = ctx.where();
+    out.push_back(std::move(rule));
+  }
+  return out;
+}
+
+int check_rule_samples(const std::vector<Rule>& rules, DiagnosticSink& diags) {
+  int problems = 0;
+  for (const Rule& rule : rules) {
+    // `source` is "file:line"; diagnostics want the file and the line separately.
+    std::string file = rule.source;
+    std::uint64_t line = 0;
+    const auto colon = file.rfind(':');
+    if (colon != std::string::npos && colon + 1 < file.size() &&
+        file.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+      line = std::stoull(file.substr(colon + 1));
+      file.resize(colon);
+    }
+    RuleContext ctx{file, line, "rule '" + rule.id + "'", diags};
+    check_compiled_parts(rule, ctx);
+    problems += ctx.problems;
+  }
+  return problems;
+}
+
+std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags,
+                             unsigned threads, const RunCache* cache) {
+  namespace fs = std::filesystem;
+  // First the plan, in order: what each directory listing said and the files to parse. Then
+  // the files are parsed and checked (the regexes compiled and run on their samples: most of a
+  // small run's time) on up to `threads` threads, and merged in the planned order, so the
+  // diagnostics and overrides are those of a serial load.
+  struct Step {
+    std::vector<Diagnostic> listing;  // from listing the directory, before its files
+    std::string path;                 // a rules file; empty for a directory's listing step
+    std::vector<Rule> rules;
+    DiagnosticSink diags;
+    std::size_t dir = 0;
+  };
+  std::vector<Step> steps;
+  for (std::size_t d = 0; d < directories.size(); ++d) {
+    const std::string& dir = directories[d];
+    DiagnosticSink listing;
+    std::error_code ec;
+    std::vector<fs::path> files;
+    fs::directory_iterator it(dir, ec);
+    if (ec || !fs::is_directory(dir)) {
+      listing.add(Severity::Error, "rules.dir-unreadable",
+                  dir + ": cannot read rules directory: " +
+                      (ec ? ec.message() : std::string("not a directory")),
+                  dir, 0, "pass an existing directory to --rules");
+      steps.push_back({listing.take(), "", {}, {}, d});
+      continue;
+    }
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      const fs::path& p = it->path();
+      std::error_code type_ec;
+      if (p.extension() == ".json" && !p.filename().string().starts_with(".") &&
+          fs::is_regular_file(p, type_ec)) {
+        files.push_back(p);
+      }
+    }
+    if (ec) {
+      listing.add(Severity::Error, "rules.dir-unreadable",
+                  dir + ": error while listing the rules directory: " + ec.message(), dir);
+    }
+    std::sort(files.begin(), files.end(),
+              [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });
+    if (files.empty()) {
+      listing.add(Severity::Warning, "rules.dir-empty", dir + ": no *.json rule files", dir);
+    }
+    steps.push_back({listing.take(), "", {}, {}, d});
+    for (const fs::path& path : files) steps.push_back({{}, path.string(), {}, {}, d});
+  }
+
+  std::atomic<std::size_t> next{0};
+  auto parse = [&] {
+    for (std::size_t k = next++; k < steps.size(); k = next++) {
+      Step& step = steps[k];
+      if (step.path.empty()) continue;
+      std::string text;
+      if (!read_file(step.path, text)) {
+        step.diags.add(Severity::Error, "rules.file-unreadable", step.path + ": cannot read rules file",
+                       step.path);
+        continue;
+      }
+      // Compiling the regexes and running the samples is most of a load; a text that passed before
+      // with this executable need not.
+      const std::string key = cache != nullptr ? cache->key("rules-checked", text) : std::string();
+      const bool checked_before = cache != nullptr && cache->get(key, 16).has_value();
+      step.rules = parse_rules_text(text, step.path, step.diags, checked_before);
+      if (cache != nullptr && !checked_before && step.diags.items().empty()) cache->put(key, "ok\n");
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, steps.size()); ++t) {
+    try {
+      helpers.emplace_back(parse);
+    } catch (const std::system_error&) {
+      break;  // fewer threads: the rest share the work
+    }
+  }
+  parse();
+  for (auto& t : helpers) t.join();
+
+  std::map<std::string, Rule> by_id;
+  std::map<std::string, std::string> defined_here;  // id -> source, the current directory only
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    Step& step = steps[k];
+    if (k == 0 || steps[k - 1].dir != step.dir) defined_here.clear();
+    for (Diagnostic& d : step.listing) diags.add(std::move(d));
+    for (Diagnostic& d : step.diags.take()) diags.add(std::move(d));
+    const std::string& name = step.path;
+    for (Rule& rule : step.rules) {
+      const auto here = defined_here.find(rule.id);
+      if (here != defined_here.end()) {
+        diags.add(Severity::Error, "rules.duplicate-id",
+                  rule.source + ": rule '" + rule.id + "': id is already defined at " +
+                      here->second,
+                  name, 0, "rule ids must be unique; the later definition is dropped");
+        continue;
+      }
+      defined_here[rule.id] = rule.source;
+      auto earlier = by_id.find(rule.id);
+      if (earlier != by_id.end()) {
+        diags.add(Severity::Info, "rules.override",
+                  rule.source + ": rule '" + rule.id + "' overrides " + earlier->second.source,
+                  name);
+        earlier->second = std::move(rule);
+      } else {
+        std::string id = rule.id;
+        by_id.emplace(std::move(id), std::move(rule));
+      }
+    }
+  }
+  std::vector<Rule> out;
+  out.reserve(by_id.size());
+  for (auto& [id, rule] : by_id) out.push_back(std::move(rule));  // std::map: sorted by id
+  return out;
+}
+
+std::string default_rules_dir() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("MEGATRIAGE_RULES_DIR"); env && *env) return env;
+#ifdef MEGATRIAGE_SOURCE_RULES_DIR
+  {
+    std::error_code ec;
+    if (fs::is_directory(MEGATRIAGE_SOURCE_RULES_DIR, ec)) return MEGATRIAGE_SOURCE_RULES_DIR;
+  }
+#endif
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "../share/megatriage/rules";
+  return (exe.parent_path() / ".." / "share" / "megatriage" / "rules").lexically_normal().string();
+}
+
+}  // namespace megatriage

@@ -1,0 +1,90 @@
+// Rules: classification knowledge as data. Loads `rules/*.json` (comments allowed), validates
+// every rule (schema, RE2 compile, placeholders, needles, positive and negative samples) and
+// records each problem as a `rules.*` diagnostic: a broken rule is skipped, the rest load.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/diagnostics.h"
+#include "model/types.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace megatriage {
+
+class RunCache;
+
+/// What text a rule is matched against.
+enum class AppliesTo : std::uint8_t {
+  Line,       // any line body (after prefixes): NCCL WARN, c10 lines, srun/slurmstepd, agent
+  Exception,  // a traceback's final exception text (type: message, continuation lines joined by '\n')
+};
+
+/// How a match bears on the root cause.
+enum class RuleRole : std::uint8_t {
+  Cause,      // can be the root cause when it is the earliest
+  Symptom,    // consequence of another failure (watchdog, communicator aborted, peer reset);
+              // the root only when nothing else exists and its category is nccl
+  Context,    // a fact (launcher exit, configuration), never the root
+  Teardown,   // printed while dying (SIGTERM, destroy_process_group warnings); never the root
+};
+
+const char* role_name(RuleRole r);
+
+struct RuleSample {
+  std::string text;
+  std::map<std::string, std::string> fields;  // expected named-group values (subset)
+};
+
+struct Rule {
+  std::string id;        // `family.kebab-name`, unique
+  std::string title;
+  Category category = Category::Unknown;
+  AppliesTo applies_to = AppliesTo::Line;
+  RuleRole role = RuleRole::Cause;
+  int priority = 0;      // higher wins when several rules match one event
+  std::vector<std::string> needles;  // literals; every text the regex matches contains one
+  std::string regex;     // RE2 syntax; named groups become fields
+  std::string explain;   // text with {field} placeholders
+  std::vector<std::string> checks;  // runbook checks, with {field} placeholders
+  std::vector<RuleSample> match_samples;
+  std::vector<std::string> no_match_samples;
+  std::string source;    // file:line it was loaded from
+  // The regex compiled with rule_regex_options() when the rule was loaded and checked against
+  // its samples; the matcher reuses it (compiling ~100 patterns twice was a visible share of
+  // every run's start). Null for hand-built rules, and for rules whose file passed every check
+  // before (`checked_before`): the matcher then compiles the regex when it first needs it.
+  std::shared_ptr<const re2::RE2> compiled;
+  bool checked_before = false;
+};
+
+/// Loads every `*.json` in each directory, in order; a later directory's rule with the same id
+/// replaces the earlier one. Validation problems are diagnostics (codes `rules.*`, message
+/// `file:line:column: ...` when a position is known); invalid rules are dropped.
+/// Returns the valid rules sorted by id. Files are parsed and checked on up to `threads`
+/// threads; the result and diagnostics do not depend on it. With a `cache`, a file whose exact
+/// text passed every check before (with this executable) skips running its samples, and one
+/// that passes now is remembered; the result and diagnostics are the same.
+std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags,
+                             unsigned threads = 1, const RunCache* cache = nullptr);
+
+/// Parses one rules file's text (for tests and fuzzing). `source_name` appears in diagnostics.
+/// `checked_before`: the text is known to pass every check (RunCache), so the rules are neither
+/// compiled nor checked; they come back with Rule::checked_before set.
+std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
+                                   DiagnosticSink& diags, bool checked_before = false);
+
+/// Checks rules against their samples (regex and needles). Problems are diagnostics.
+/// Returns the number of problems found. `load_rules` already drops rules that fail this.
+int check_rule_samples(const std::vector<Rule>& rules, DiagnosticSink& diags);
+
+/// The directory of the built-in rules: $MEGATRIAGE_RULES_DIR if set, else the compiled-in
+/// source tree path, else `<exe dir>/../share/megatriage/rules`.
+std::string default_rules_dir();
+
+}  // namespace megatriage

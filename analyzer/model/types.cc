@@ -1,0 +1,16 @@
+#include "model/types.h"
+
+namespace megatriage {
+
+const char* category_name(Category c) {
+  switch (c) {
+    case Category::Oom: return "oom";
+    case Category::Shape: return "shape";
+    case Category::Import: return "import";
+    case Category::Nccl: return "nccl";
+    case Category::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+}  // namespace megatriage

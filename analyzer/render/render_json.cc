@@ -1,0 +1,302 @@
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <string_view>
+#include <utility>
+#include <nlohmann/json.hpp>
+
+#include "base/text_util.h"
+#include "extract/timestamp.h"
+#include "render/render.h"
+
+namespace megatriage {
+namespace {
+
+// ordered_json keeps keys in the order written: schema_version and verdict first, as documented.
+using json = nlohmann::ordered_json;
+
+// `megatriage postmortem`: what SLURM said about the job (README "Post-mortem on SLURM").
+json slurm_json(const SlurmJobInfo& s) {
+  auto str = [](const std::string& v) { return v.empty() ? json(nullptr) : json(repair_utf8(v)); };
+  auto num = [](long v) { return v >= 0 ? json(v) : json(nullptr); };
+  json steps = json::array();
+  for (const auto& st : s.steps)
+    steps.push_back({{"id", repair_utf8(st.id)}, {"state", repair_utf8(st.state)}, {"exit_code", str(st.exit_code)}});
+  return {{"job_id", s.job_id}, {"name", str(s.name)}, {"state", str(s.state)},
+          {"exit_code", str(s.exit_code)}, {"exit_status", num(s.exit_status)}, {"signal", num(s.signal)},
+          {"derived_exit_code", str(s.derived_exit_code)}, {"elapsed", str(s.elapsed)},
+          {"time_limit", str(s.time_limit)}, {"node_list", str(s.node_list)}, {"work_dir", str(s.work_dir)},
+          {"user", str(s.user)}, {"steps", steps}, {"cancelled_by", num(s.cancelled_by)},
+          {"time_limit_hit", s.time_limit_hit}, {"out_of_memory", s.out_of_memory}, {"node_fail", s.node_fail}};
+}
+
+json nullable_int(int v) { return v >= 0 ? json(v) : json(nullptr); }
+json nullable_str(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+json nullable_time(const std::optional<std::int64_t>& us) {
+  return us ? json(format_iso(*us)) : json(nullptr);
+}
+// Log text may hold invalid UTF-8 or escapes: repair before it enters the document.
+std::string clean(const std::string& s) { return repair_utf8(s); }
+
+json frames_json(const std::vector<Frame>& frames) {
+  json out = json::array();
+  for (const auto& f : frames)
+    out.push_back({{"path", clean(f.path)}, {"line", f.line}, {"function", clean(f.function)},
+                   {"source", clean(f.source)}});
+  return out;
+}
+
+// ---- direct writing of the long, flat arrays ----
+// `files` (and often `diagnostics`) hold one object per input file: 9,000+ on a big job, where
+// building them as a DOM cost more than analysing the files' tails. They are written straight
+// into the text, in exactly the layout dump(2) gives everything else (a test compares both).
+
+// Writes at the end of a string through a pointer, growing the string (zero-filled) 64 KiB or
+// more at a time; the destructor trims what was not written. A piece is then a compare and a
+// memcpy instead of a std::string append, with its call and bookkeeping (the appends were
+// most of the time of writing tree d's 9,217-entry files array).
+class Cursor {
+ public:
+  explicit Cursor(std::string& out) : out_(out), p_(out.data() + out.size()), end_(p_) {}
+  ~Cursor() { out_.resize(static_cast<std::size_t>(p_ - out_.data())); }
+  Cursor(const Cursor&) = delete;
+  Cursor& operator=(const Cursor&) = delete;
+
+  // Inlined so that a literal's size is a constant and its copy a few moves, not a call.
+  [[gnu::always_inline]] Cursor& put(std::string_view s) {
+    room(s.size());
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+    return *this;
+  }
+  Cursor& put(char c) {
+    room(1);
+    *p_++ = c;
+    return *this;
+  }
+  Cursor& number(std::uint64_t v) {
+    room(20);  // digits of the largest uint64_t
+    p_ = std::to_chars(p_, p_ + 20, v).ptr;
+    return *this;
+  }
+
+ private:
+  static constexpr std::size_t kGrowBytes = 64 << 10;
+  void room(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - p_) < n) grow(n);
+  }
+  void grow(std::size_t n) {
+    const std::size_t at = static_cast<std::size_t>(p_ - out_.data());
+    out_.resize(at + std::max(n, kGrowBytes));
+    p_ = out_.data() + at;
+    end_ = out_.data() + out_.size();
+  }
+  std::string& out_;
+  char* p_;
+  char* end_;
+};
+
+// Printable ASCII without `"` or `\`: dump() would write it as it is, between quotes. One test
+// per byte without a branch, which the compiler turns into vector code.
+bool plain_ascii(std::string_view s) {
+  unsigned special = 0;
+  for (unsigned char c : s) special |= (c < 0x20) | (c >= 0x7f) | (c == '"') | (c == '\\');
+  return special == 0;
+}
+
+// A JSON string as dump() writes it (no ASCII escaping of UTF-8), log text repaired first like
+// clean() does: plain printable ASCII is copied as it is; anything else goes through the
+// library so escapes and repairs stay identical.
+std::string dumped_string(std::string_view s) {
+  return json(repair_utf8(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void append_string(Cursor& out, std::string_view s) {
+  if (!plain_ascii(s)) {
+    out.put(dumped_string(s));
+  } else {
+    out.put('"').put(s).put('"');
+  }
+}
+
+void append_string(std::string& out, std::string_view s) {
+  if (!plain_ascii(s)) {
+    out += dumped_string(s);
+  } else {
+    out += '"';
+    out += s;
+    out += '"';
+  }
+}
+
+Cursor& nullable(Cursor& out, long long v) {
+  return v >= 0 ? out.number(static_cast<std::uint64_t>(v)) : out.put("null");
+}
+
+Cursor& nullable(Cursor& out, std::string_view s) {
+  if (s.empty()) return out.put("null");
+  append_string(out, s);
+  return out;
+}
+
+// An array of objects spelled out in dump(2)'s layout, to follow `"key": `: an element indented
+// by 4, its fields by 6. `write` puts an element's fields after `"<first_key>": `; each piece
+// of layout is one literal, which the compiler copies inline.
+template <class T, class Write>
+void append_objects(std::string& text, const std::vector<T>& items, std::string_view first_key, Write write) {
+  Cursor out(text);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out.put(i == 0 ? std::string_view("[\n    {\n      \"") : std::string_view(",\n    {\n      \""))
+        .put(first_key)
+        .put("\": ");
+    write(out, items[i]);
+    out.put("\n    }");
+  }
+  out.put(items.empty() ? "[]" : "\n  ]");
+}
+
+void append_files(std::string& text, const std::vector<FileSummary>& files) {
+  append_objects(text, files, "path", [](Cursor& out, const FileSummary& f) {
+    append_string(out, f.path);
+    append_string(out.put(",\n      \"compression\": "), f.compression);
+    out.put(",\n      \"size_bytes\": ").number(f.size_bytes);
+    out.put(",\n      \"bytes\": ").number(f.bytes);
+    out.put(",\n      \"lines\": ").number(f.lines);
+    out.put(",\n      \"events\": ").number(f.events);
+    nullable(out.put(",\n      \"rank\": "), f.rank);
+    nullable(out.put(",\n      \"local_rank\": "), f.local_rank);
+    nullable(out.put(",\n      \"task\": "), f.task);
+    out.put(",\n      \"skipped\": ").put(f.skipped ? std::string_view("true") : std::string_view("false"));
+  });
+}
+
+void append_diagnostics(std::string& text, const std::vector<Diagnostic>& diagnostics) {
+  append_objects(text, diagnostics, "severity", [](Cursor& out, const Diagnostic& d) {
+    append_string(out, severity_name(d.severity));
+    append_string(out.put(",\n      \"code\": "), d.code);
+    append_string(out.put(",\n      \"message\": "), d.message);
+    nullable(out.put(",\n      \"path\": "), d.path);
+    nullable(out.put(",\n      \"line\": "), d.line ? static_cast<long long>(d.line) : -1);
+    nullable(out.put(",\n      \"hint\": "), d.hint);
+    out.put(",\n      \"count\": ").number(d.count);
+  });
+}
+
+}  // namespace
+
+std::string render_json(const Report& report) {
+  json doc;
+  doc["schema_version"] = kSchemaVersion;
+  doc["verdict"] = report.verdict;
+  if (report.root_cause) {
+    const auto& r = *report.root_cause;
+    json checks = json::array();
+    for (const auto& c : r.checks)
+      checks.push_back({{"id", c.id}, {"text", clean(c.text)}, {"status", c.status}, {"detail", clean(c.detail)}});
+    json fields = json::object();
+    for (const auto& [k, v] : r.fields) fields[k] = clean(v);
+    json facts = json::object();
+    for (const auto& [k, v] : r.facts) facts[k] = clean(v);
+    json chain = json::array();
+    for (const auto& c : r.chain) chain.push_back(clean(c));
+    doc["root_cause"] = {
+        {"category", r.category},
+        {"rule", r.rule},
+        {"title", r.title},
+        {"explain", clean(r.explain)},
+        {"evidence", r.evidence},
+        {"rank", nullable_int(r.rank)},
+        {"local_rank", nullable_int(r.local_rank)},
+        {"task", nullable_int(r.task)},
+        {"host", nullable_str(clean(r.host))},
+        {"file", clean(r.file)},
+        {"line", r.line},
+        {"time", nullable_time(r.time_us)},
+        {"time_basis", r.time_basis},
+        {"time_after", nullable_time(r.after_us)},
+        {"time_before", nullable_time(r.before_us)},
+        {"year_inferred", r.year_inferred},
+        {"exception", clean(r.exception)},
+        {"chain", chain},
+        {"frames", frames_json(r.frames)},
+        {"headline", clean(r.headline)},
+        {"checks", checks},
+        {"fields", fields},
+        {"facts", facts},
+        {"confidence", r.confidence},
+        {"basis", r.basis},
+        {"reasons", r.reasons},
+    };
+  } else {
+    doc["root_cause"] = nullptr;
+  }
+  json symptoms = json::array();
+  for (const auto& g : report.symptoms) {
+    symptoms.push_back({
+        {"rule", g.rule},
+        {"title", g.title},
+        {"category", g.category},
+        {"role", g.role},
+        {"count", g.count},
+        {"ranks", g.ranks},
+        {"hosts", g.hosts},
+        {"first_time", nullable_time(g.first_us)},
+        {"last_time", nullable_time(g.last_us)},
+        {"delay_seconds", g.delay_us ? json(static_cast<double>(*g.delay_us) / 1e6) : json(nullptr)},
+        {"example", clean(g.example)},
+        {"first_file", clean(g.first_file)},
+        {"first_line", g.first_line},
+    });
+  }
+  doc["symptoms"] = nullptr;     // filled below, once every member is in
+  doc["files"] = nullptr;        // written directly, below
+  doc["diagnostics"] = nullptr;
+  doc["ordering"] = report.ordering;
+  json scripts = json::array();
+  for (const auto& path : report.scripts) scripts.push_back(clean(path));
+  doc["scripts"] = std::move(scripts);
+  doc["rules"] = {{"count", report.rule_count}};
+  if (report.slurm) doc["slurm"] = slurm_json(*report.slurm);
+  // ordered_json keeps its members in a vector that copies them when it grows, and a big job's
+  // symptom groups hold thousands of ranks each: they go in when no member is added any more.
+  doc["symptoms"] = std::move(symptoms);
+  // The top-level object by hand, each member dumped by the library (replace, never throw, on
+  // anything that slipped through unrepaired) and indented one level, except the two arrays
+  // written directly. Raw newlines in a dump only ever separate lines: strings escape theirs.
+  std::string out = "{";
+  // The size, estimated from above from the long lists (files, diagnostics, each symptom's
+  // ranks and hosts), so the text is written into one allocation.
+  std::size_t size_hint = 64 << 10;
+  for (const auto& f : report.files) size_hint += 260 + f.path.size();
+  for (const auto& d : report.diagnostics) size_hint += 200 + d.message.size() + d.path.size() + d.hint.size();
+  for (const auto& g : report.symptoms) {
+    size_hint += 2048 + 16 * g.ranks.size();
+    for (const auto& h : g.hosts) size_hint += 16 + h.size();
+  }
+  out.reserve(size_hint);
+  bool first = true;
+  for (const auto& [key, value] : doc.items()) {
+    out += first ? "\n  " : ",\n  ";
+    first = false;
+    append_string(out, key);
+    out += ": ";
+    if (key == "files") {
+      append_files(out, report.files);
+    } else if (key == "diagnostics") {
+      append_diagnostics(out, report.diagnostics);
+    } else {
+      const std::string text = value.dump(2, ' ', false, json::error_handler_t::replace);
+      for (std::size_t at = 0; at < text.size();) {
+        std::size_t nl = text.find('\n', at);
+        if (nl == std::string::npos) nl = text.size() - 1;
+        out.append(text, at, nl + 1 - at);
+        if (text[nl] == '\n') out += "  ";
+        at = nl + 1;
+      }
+    }
+  }
+  out += "\n}\n";
+  return out;
+}
+
+}  // namespace megatriage

@@ -1,0 +1,369 @@
+#include "scan/line_splitter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace megatriage {
+namespace {
+
+// Counts the '\n' in [p, p + n), which starts at a line start and ends after a '\n'; false if a
+// line there is longer than `max_line` bytes (counted only for lines of 64 bytes or more).
+bool count_short_lines_scalar(const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
+  const char* end = p + n;
+  while (p < end) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    if (nl == nullptr) nl = end;
+    if (static_cast<std::size_t>(nl - p) > max_line) return false;
+    ++count;
+    p = nl + 1;
+  }
+  return true;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,popcnt"))) bool count_short_lines_avx2(
+    const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
+  const __m256i newline = _mm256_set1_epi8('\n');
+  std::uint64_t found = 0;
+  std::size_t line_start = 0, i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 32));
+    std::uint64_t mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, newline))) |
+                         static_cast<std::uint64_t>(static_cast<std::uint32_t>(
+                             _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, newline)))) << 32;
+    if (mask == 0) continue;
+    found += static_cast<std::uint64_t>(__builtin_popcountll(mask));
+    // Lines inside one block are under 64 bytes; only the one that crosses into it can be long.
+    if (i + static_cast<std::size_t>(__builtin_ctzll(mask)) - line_start > max_line) return false;
+    line_start = i + 63 - static_cast<std::size_t>(__builtin_clzll(mask)) + 1;
+  }
+  // The rest from the last line start (no '\n' between it and i, so nothing counted twice).
+  std::uint64_t tail = 0;
+  if (!count_short_lines_scalar(p + line_start, n - line_start, max_line, tail)) return false;
+  count += found + tail;
+  return true;
+}
+#endif
+
+bool count_short_lines(const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+  if (avx2 && max_line >= 64) return count_short_lines_avx2(p, n, max_line, count);
+#endif
+  return count_short_lines_scalar(p, n, max_line, count);
+}
+
+// The last buffer a splitter on this thread released, for the next file: a fresh 1 MiB
+// allocation per file costs page faults and heap trimming that dominate small files.
+struct SpareBuffer {
+  std::unique_ptr<char[]> bytes;
+  std::size_t size = 0;
+};
+thread_local SpareBuffer spare_buffer;
+
+}  // namespace
+
+LineSplitter::~LineSplitter() {
+  if (!spare_buffer.bytes) {
+    spare_buffer.bytes = std::move(buffer_);
+    spare_buffer.size = buffer_size_;
+  }
+}
+
+LineSplitter::LineSplitter(ByteSource& source, DiagnosticSink& diags, std::string display_path,
+                           SplitOptions options)
+    : source_(source), diags_(diags), display_path_(std::move(display_path)), options_(options) {
+  options_.max_line_bytes = std::max<std::size_t>(options_.max_line_bytes, 1);
+  // Room for a whole line of the maximum length plus "\r\n": a buffer full of one line then
+  // always means "too long", so a refill can never find the buffer full.
+  buffer_size_ = std::max(options_.buffer_bytes, options_.max_line_bytes + 2);
+  if (spare_buffer.bytes && spare_buffer.size == buffer_size_) {
+    buffer_ = std::move(spare_buffer.bytes);
+    spare_buffer.size = 0;
+  } else {
+    buffer_.reset(new char[buffer_size_]);
+  }
+}
+
+std::string_view LineSplitter::head(std::size_t want) {
+  want = std::min(want, buffer_size_);
+  while (end_ < want && refill()) {
+  }
+  return std::string_view(buffer_.get(), std::min(end_, want));
+}
+
+bool LineSplitter::refill() {
+  if (eof_) return false;
+  if (begin_ > 0) {
+    std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
+    consumed_offset_ += begin_;
+    next_nul_ -= std::min(next_nul_, begin_);
+    last_start_ -= std::min(last_start_, begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  const bool nul_ahead = next_nul_ < end_;  // one still in the kept tail: no search needed
+  const std::size_t old_end = end_;
+  std::size_t n = source_.read(buffer_.get() + end_, buffer_size_ - end_);
+  if (n == 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ += n;
+  total_bytes_ += n;
+  if (!nul_ahead) find_next_nul(old_end);
+  return true;
+}
+
+// One memchr per refill instead of one per line: NULs are rare.
+void LineSplitter::find_next_nul(std::size_t from) {
+  from = std::max(from, begin_);
+  const void* nul = from < end_ ? std::memchr(buffer_.get() + from, '\0', end_ - from) : nullptr;
+  next_nul_ = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - buffer_.get()) : end_;
+}
+
+void LineSplitter::report(bool& reported, const char* code, std::string message, const char* hint) {
+  if (!reported) {
+    reported = true;
+    diags_.add(Severity::Warning, code, std::move(message), display_path_, line_number_, hint);
+    return;
+  }
+  Diagnostic repeat;  // folded into the first one's count by the sink
+  repeat.code = code;
+  repeat.path = display_path_;
+  diags_.add(std::move(repeat));
+}
+
+std::string_view LineSplitter::clean(char* text, std::size_t size, bool has_nul) {
+  if (char* nul = has_nul ? static_cast<char*>(std::memchr(text, '\0', size)) : nullptr) {
+    char* end = text + size;
+    for (; nul != nullptr; nul = static_cast<char*>(std::memchr(nul, '\0', end - nul))) *nul = ' ';
+    report(reported_nul_, "split.nul-bytes",
+           "NUL bytes in the text (replaced by spaces); first seen on this line",
+           "usually a file that was preallocated or cut by a crashed node; the count is "
+           "the number of lines with NULs");
+  }
+  // CRLF, and the blank redraws some progress bars end with.
+  while (size > 0 && text[size - 1] == '\r') --size;
+  std::string_view view(text, size);
+  // A progress bar redrawn with '\r': the terminal would show only the last frame.
+  // memrchr, not string_view::rfind: the latter is a byte loop and ran on every line.
+  if (const void* cr = size > 0 ? ::memrchr(text, '\r', size) : nullptr)
+    view.remove_prefix(static_cast<std::size_t>(static_cast<const char*>(cr) - text) + 1);
+  return view;
+}
+
+bool LineSplitter::next(LineView& line) {
+  RawLine raw;
+  if (!next_raw(raw)) return false;
+  line = clean(raw);
+  return true;
+}
+
+LineView LineSplitter::clean(const RawLine& raw) {
+  LineView line;
+  line.number = raw.number;
+  line.offset = raw.offset;
+  line.cut = raw.cut;
+  line.text = clean(raw.data, raw.size, raw.has_nul);
+  return line;
+}
+
+std::string_view LineSplitter::lookahead(std::uint64_t& offset) const {
+  offset = consumed_offset_ + last_start_;
+  if (last_cut_ || last_start_ >= end_) return {};
+  std::size_t stop = end_;
+  if (!eof_) {
+    const void* nl = begin_ < end_ ? ::memrchr(buffer_.get() + begin_, '\n', end_ - begin_) : nullptr;
+    stop = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1 : begin_;
+  }
+  return std::string_view(buffer_.get() + last_start_, stop - last_start_);
+}
+
+void LineSplitter::skip_lines_before(std::uint64_t target) {
+  if (skipping_ || target <= consumed_offset_ + begin_) return;
+  std::size_t target_index = static_cast<std::size_t>(std::min<std::uint64_t>(target - consumed_offset_, end_));
+  const void* nl = ::memrchr(buffer_.get() + begin_, '\n', target_index - begin_);
+  if (nl == nullptr) return;
+  std::size_t stop = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1;
+  if (next_nul_ < stop) return;
+  std::uint64_t lines = 0;
+  if (!count_short_lines(buffer_.get() + begin_, stop - begin_, options_.max_line_bytes, lines)) return;
+  line_number_ += lines;
+  begin_ = stop;
+  next_nul_ = std::max(next_nul_, begin_);
+}
+
+bool LineSplitter::next_raw(RawLine& line) {
+  const std::size_t max_line = options_.max_line_bytes;
+  for (;;) {
+    if (skipping_) {
+      // The tail of a cut line: drop bytes up to its '\n' without keeping them.
+      void* nl = std::memchr(buffer_.get() + begin_, '\n', end_ - begin_);
+      if (nl == nullptr) {
+        begin_ = end_;
+        if (!refill()) return false;
+        continue;
+      }
+      begin_ = static_cast<std::size_t>(static_cast<char*>(nl) - buffer_.get()) + 1;
+      skipping_ = false;
+      if (next_nul_ < begin_) find_next_nul(begin_);
+    }
+
+    char* start = buffer_.get() + begin_;
+    std::size_t pending = end_ - begin_;
+    char* nl = static_cast<char*>(std::memchr(start, '\n', pending));
+    std::size_t length = nl != nullptr ? static_cast<std::size_t>(nl - start) : pending;
+    // A '\r' right before the end may be half of a CRLF: it does not count towards the limit.
+    std::size_t content = length - (length > 0 && start[length - 1] == '\r' ? 1 : 0);
+
+    if (content > max_line || nl != nullptr || (eof_ && pending > 0)) {
+      line.number = ++line_number_;
+      line.offset = consumed_offset_ + begin_;
+      line.data = start;
+      line.cut = content > max_line;
+      line.size = line.cut ? max_line : length;
+      line.has_nul = next_nul_ < begin_ + line.size;
+      last_start_ = begin_;
+      last_cut_ = line.cut;
+      if (line.cut) {
+        report(reported_long_, "split.line-too-long",
+               "line longer than " + std::to_string(max_line) + " bytes; only its first " +
+                   std::to_string(max_line) + " bytes were kept",
+               "often a dumped tensor or a progress bar without newlines; the count is the "
+               "number of cut lines");
+      }
+      if (nl != nullptr) {
+        begin_ += length + 1;
+      } else {
+        begin_ = end_;
+        skipping_ = line.cut;
+      }
+      if (next_nul_ < begin_) find_next_nul(begin_);
+      return true;
+    }
+    if (eof_) return false;
+    refill();
+  }
+}
+
+namespace {
+
+// Length of the UTF-8 sequence at `p` (RFC 3629: no overlongs, surrogates or > U+10FFFF), 0 if
+// invalid, or -1 if it is valid so far but runs past `end` (a block cut mid-character).
+int utf8_sequence(const unsigned char* p, const unsigned char* end) {
+  unsigned char c = p[0];
+  int len;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  for (int i = 1; i < len; ++i) {
+    if (p + i >= end) return -1;
+    unsigned char lo_i = i == 1 ? lo : 0x80, hi_i = i == 1 ? hi : 0xBF;
+    if (p[i] < lo_i || p[i] > hi_i) return 0;
+  }
+  return len;
+}
+
+#if defined(__x86_64__)
+// Bytes of `v` that are neither printable ASCII nor tab, LF or CR.
+__attribute__((target("avx2"))) inline __m256i odd_ascii_bytes(__m256i v) {
+  // Signed compare: bytes >= 0x80 are negative, so `< 0x20` catches them with the controls.
+  __m256i odd = _mm256_or_si256(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v),
+                                _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f)));
+  __m256i fine = _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\t')),
+                                 _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n')),
+                                                 _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r'))));
+  return _mm256_andnot_si256(fine, odd);
+}
+
+// 64 bytes a step, one test per step: every file's first 4 KiB goes through here.
+__attribute__((target("avx2"))) std::size_t plain_ascii_prefix_avx2(const unsigned char* p, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 32));
+    __m256i odd = _mm256_or_si256(odd_ascii_bytes(a), odd_ascii_bytes(b));
+    if (!_mm256_testz_si256(odd, odd)) break;
+  }
+  return i;  // the caller checks from here on (the step that failed, and the tail)
+}
+#endif
+
+// Printable ASCII, tab, LF and CR only.
+bool is_plain_ascii_text(const unsigned char* p, std::size_t n) {
+  std::size_t i = 0;
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) i = plain_ascii_prefix_avx2(p, n);
+  const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f), tab = _mm_set1_epi8('\t'),
+                lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+  for (; i + 16 <= n; i += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    // Signed compare: bytes >= 0x80 are negative, so `< 0x20` catches them with the controls.
+    __m128i odd = _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del));
+    __m128i fine = _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+    if (_mm_movemask_epi8(_mm_andnot_si128(fine, odd)) != 0) return false;
+  }
+#endif
+  for (; i < n; ++i) {
+    unsigned char c = p[i];
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c >= 0x7f) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool looks_binary(std::string_view first_block) {
+  // 4 KiB is enough to tell a core dump or a checkpoint from a log; thresholds leave room for
+  // logs with colour codes, a stray control byte, or a little Latin-1.
+  const std::size_t n = std::min<std::size_t>(first_block.size(), 4096);
+  if (n == 0) return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(first_block.data());
+  // Nearly every log is plain ASCII text: say so without the per-byte UTF-8 walk.
+  if (is_plain_ascii_text(p, n)) return false;
+  const unsigned char* end = p + n;
+  // A run of NULs counts once: a crashed writer leaves NUL runs (preallocated blocks) inside a
+  // short log, binary data scatters them.
+  std::size_t control = 0, nul = 0, invalid = 0;
+  for (const unsigned char* q = p; q < end;) {
+    unsigned char c = *q;
+    if (c < 0x80) {
+      bool run = c == 0 && q > p && q[-1] == 0;
+      if (c == 0 && !run) ++nul;
+      if (((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b) ||
+           c == 0x7f) && !run)
+        ++control;
+      ++q;
+      continue;
+    }
+    int len = utf8_sequence(q, end);
+    if (len < 0) break;  // cut by the block boundary, not invalid
+    if (len == 0) {
+      ++invalid;
+      ++q;
+    } else {
+      q += len;
+    }
+  }
+  return control * 10 > n || nul * 100 > n || invalid * 10 > n;
+}
+
+}  // namespace megatriage

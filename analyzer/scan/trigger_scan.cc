@@ -1,0 +1,327 @@
+#include "scan/trigger_scan.h"
+
+#include "base/run_cache.h"
+
+#if MEGATRIAGE_HAVE_VECTORSCAN
+#include <hs/hs.h>
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace megatriage {
+
+#if MEGATRIAGE_HAVE_VECTORSCAN
+struct TriggerScanner::Database {
+  hs_database_t* db = nullptr;
+  std::uint64_t serial = 0;  // unique per database ever built: addresses get reused
+};
+#endif
+
+namespace {
+
+// Every timestamp shape parse_timestamp() accepts prints `HH:MM:SS` with two-digit fields. Found
+// by a SIMD pass of our own: as a Vectorscan regex it cost more than all the literals together.
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// `text[i]` and `text[i + 3]` are ':'; are the six digits around them there too?
+void check_time_at(std::string_view text, std::size_t i, std::vector<TriggerScanner::Hit>& hits) {
+  if (i < 2 || i + 6 > text.size()) return;
+  const char* p = text.data() + i;
+  if (is_digit(p[-2]) && is_digit(p[-1]) && is_digit(p[1]) && is_digit(p[2]) && is_digit(p[4]) &&
+      is_digit(p[5]))
+    hits.push_back({static_cast<std::uint32_t>(i + 5), TriggerScanner::kStamp, false});
+}
+
+void find_times_scalar(std::string_view text, std::size_t from, std::vector<TriggerScanner::Hit>& hits) {
+  for (std::size_t i = from; i + 3 < text.size(); ++i)
+    if (text[i] == ':' && text[i + 3] == ':') check_time_at(text, i, hits);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) void find_times_avx2(std::string_view text,
+                                                     std::vector<TriggerScanner::Hit>& hits) {
+  const __m256i colon = _mm256_set1_epi8(':');
+  std::size_t i = 0;
+  // Two blocks a step, one test for both: most of a log has no `:..:` at all.
+  for (; i + 3 + 64 <= text.size(); i += 64) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + 3));
+    __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + 32));
+    __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + 35));
+    __m256i first = _mm256_and_si256(_mm256_cmpeq_epi8(a, colon), _mm256_cmpeq_epi8(b, colon));
+    __m256i second = _mm256_and_si256(_mm256_cmpeq_epi8(c, colon), _mm256_cmpeq_epi8(d, colon));
+    if (_mm256_testz_si256(_mm256_or_si256(first, second), _mm256_or_si256(first, second))) continue;
+    auto mask = static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(first))) |
+                static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(second))) << 32;
+    while (mask != 0) {
+      check_time_at(text, i + static_cast<std::size_t>(__builtin_ctzll(mask)), hits);
+      mask &= mask - 1;
+    }
+  }
+  for (; i + 3 + 32 <= text.size(); i += 32) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + 3));
+    auto mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(
+        _mm256_and_si256(_mm256_cmpeq_epi8(a, colon), _mm256_cmpeq_epi8(b, colon))));
+    while (mask != 0) {
+      check_time_at(text, i + static_cast<std::size_t>(__builtin_ctz(mask)), hits);
+      mask &= mask - 1;
+    }
+  }
+  find_times_scalar(text, i, hits);
+}
+
+void find_times_sse2(std::string_view text, std::vector<TriggerScanner::Hit>& hits) {
+  const __m128i colon = _mm_set1_epi8(':');
+  std::size_t i = 0;
+  for (; i + 3 + 16 <= text.size(); i += 16) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 3));
+    auto mask = static_cast<std::uint32_t>(
+        _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, colon), _mm_cmpeq_epi8(b, colon))));
+    while (mask != 0) {
+      check_time_at(text, i + static_cast<std::size_t>(__builtin_ctz(mask)), hits);
+      mask &= mask - 1;
+    }
+  }
+  find_times_scalar(text, i, hits);
+}
+#endif
+
+void find_times(std::string_view text, std::vector<TriggerScanner::Hit>& hits) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return find_times_avx2(text, hits);
+  return find_times_sse2(text, hits);
+#else
+  find_times_scalar(text, 0, hits);
+#endif
+}
+
+#if MEGATRIAGE_HAVE_VECTORSCAN
+// Scratch space is per thread; one scratch serves every database (hs_alloc_scratch grows it).
+struct ThreadScratch {
+  hs_scratch_t* scratch = nullptr;
+  std::uint64_t sized_for = 0;  // serial of the database it fits (hs_alloc_scratch is not free)
+  ~ThreadScratch() {
+    if (scratch != nullptr) hs_free_scratch(scratch);
+  }
+};
+
+// Pattern id: the literal's index.
+struct MatchContext {
+  std::vector<TriggerScanner::Hit>* hits;
+  const std::vector<bool>* needle;
+};
+int on_match(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void* context) {
+  auto& c = *static_cast<MatchContext*>(context);
+  c.hits->push_back({static_cast<std::uint32_t>(to - 1), static_cast<std::uint16_t>(id), (*c.needle)[id]});
+  return 0;
+}
+#endif
+
+}  // namespace
+
+TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
+                               const std::vector<std::string>& anchors, DiagnosticSink& diags,
+                               Engine engine, const RunCache* cache) {
+  // A literal that contains another one finds no line the shorter one misses: drop it (the
+  // search costs about linearly in the number of literals). The kept one then stands for a
+  // needle whenever a needle contains it, and a hit on it names every such needle's tag.
+  std::vector<std::string> kept;
+  for (const Needle& n : needles) kept.push_back(n.text);
+  kept.insert(kept.end(), anchors.begin(), anchors.end());
+  std::sort(kept.begin(), kept.end());
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  std::vector<std::string> needed;
+  std::vector<bool> needle;
+  for (const std::string& l : kept) {
+    bool covered = l.empty() || std::any_of(kept.begin(), kept.end(), [&](const std::string& other) {
+                     return !other.empty() && other.size() < l.size() && l.find(other) != std::string::npos;
+                   });
+    if (covered) continue;
+    needed.push_back(l);
+    std::vector<int>& tags = tags_.emplace_back();
+    bool in_needle = false;
+    for (const Needle& n : needles) {
+      if (n.text.find(l) == std::string::npos) continue;
+      in_needle = true;
+      if (n.tag >= 0) tags.push_back(n.tag);
+    }
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    needle.push_back(in_needle);
+  }
+  literals_ = needed;
+  needle_ = std::move(needle);
+  if (needed.size() >= kStamp) {
+    diags.add(Severity::Warning, "rules.trigger-scan-unavailable",
+              "too many trigger literals (" + std::to_string(needed.size()) +
+                  "); every line is examined instead (slower, same report)",
+              "", 0, "use fewer needles");
+    return;
+  }
+#if MEGATRIAGE_HAVE_VECTORSCAN
+  if (engine == Engine::Best) {
+    compile_vectorscan(needed, diags, cache);
+    if (database_ != nullptr) return;
+  }
+#endif
+  (void)engine;
+  (void)diags;
+  (void)cache;
+  for (std::size_t i = 0; i < needed.size(); ++i) {
+    if (needed[i].size() == 1) {
+      single_bytes_ += needed[i];
+      single_literal_.push_back(static_cast<std::uint16_t>(i));
+    } else {
+      pairs_.add(needed[i], static_cast<int>(i));
+    }
+  }
+  pairs_.finish();
+  builtin_ = true;
+}
+
+#if MEGATRIAGE_HAVE_VECTORSCAN
+void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags,
+                                        const RunCache* cache) {
+  static std::atomic<std::uint64_t> serials{0};
+  // The database depends on the literals, their order (ids) and the Vectorscan build; it is
+  // compiled for this CPU, which the cache key (this executable on this machine) pins too.
+  std::string key;
+  if (cache != nullptr && cache->enabled()) {
+    std::string what = hs_version();
+    for (const std::string& l : literals) what.append(1, '\0').append(std::to_string(l.size())).append(1, ':').append(l);
+    key = cache->key("triggers", what);
+    if (std::optional<std::string> bytes = cache->get(key)) {
+      hs_database_t* db = nullptr;
+      if (hs_deserialize_database(bytes->data(), bytes->size(), &db) == HS_SUCCESS) {
+        database_ = new Database{db, ++serials};
+        from_cache_ = true;
+        return;
+      }
+    }
+  }
+  std::vector<const char*> expressions;
+  std::vector<std::size_t> lengths;
+  std::vector<unsigned> flags(literals.size(), 0), ids(literals.size(), 0);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<unsigned>(i);
+  for (const std::string& l : literals) {
+    expressions.push_back(l.data());
+    lengths.push_back(l.size());
+  }
+  hs_database_t* db = nullptr;
+  hs_compile_error_t* error = nullptr;
+  if (hs_compile_lit_multi(expressions.data(), flags.data(), ids.data(), lengths.data(),
+                           static_cast<unsigned>(expressions.size()), HS_MODE_BLOCK, nullptr, &db,
+                           &error) != HS_SUCCESS) {
+    diags.add(Severity::Warning, "rules.trigger-scan-unavailable",
+              std::string("could not compile the trigger search (") +
+                  (error != nullptr && error->message != nullptr ? error->message : "unknown error") +
+                  "); the built-in search is used instead (slower, same report)",
+              "", 0, "report this with the rules/ directory you used");
+    hs_free_compile_error(error);
+    return;
+  }
+  database_ = new Database{db, ++serials};
+  char* bytes = nullptr;
+  std::size_t size = 0;
+  if (!key.empty() && hs_serialize_database(db, &bytes, &size) == HS_SUCCESS) {
+    cache->put(key, std::string_view(bytes, size));
+    std::free(bytes);  // hs_serialize_database allocates with the default allocator (malloc)
+  }
+}
+#endif
+
+TriggerScanner::~TriggerScanner() {
+#if MEGATRIAGE_HAVE_VECTORSCAN
+  if (database_ != nullptr) {
+    hs_free_database(database_->db);
+    delete database_;
+  }
+#endif
+}
+
+void TriggerScanner::watch(const std::vector<std::string>& watched) {
+  watch_bits_.assign(literals_.size(), 0);
+  uncertain_watches_ = 0;
+  for (std::size_t i = 0; i < watched.size() && i < 8; ++i) {
+    const auto bit = static_cast<std::uint8_t>(1U << i);
+    bool covered = false;
+    for (std::size_t l = 0; l < literals_.size(); ++l) {
+      if (watched[i].find(literals_[l]) == std::string::npos) continue;
+      watch_bits_[l] |= bit;
+      covered = true;
+    }
+    if (!covered) {
+      uncertain_watches_ |= bit;
+      for (std::uint8_t& bits : watch_bits_) bits |= bit;
+    }
+  }
+}
+
+const std::vector<int>& TriggerScanner::needle_tags(std::uint16_t literal) const {
+  static const std::vector<int> none;
+  return literal < tags_.size() ? tags_[literal] : none;
+}
+
+void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit>& hits) const {
+  if (text.empty() || !ok()) return;
+  std::size_t first = hits.size();
+  if (builtin_) {
+    pairs_.for_each(text, [&](std::size_t start, const PairIndex::Entry& e) {
+      const auto literal = static_cast<std::uint16_t>(e.tags.front());
+      hits.push_back({static_cast<std::uint32_t>(start + e.text.size() - 1), literal, needle_[literal]});
+      return false;
+    });
+    for (std::size_t b = 0; b < single_bytes_.size(); ++b)
+      for (const char* p = text.data();
+           (p = static_cast<const char*>(std::memchr(p, single_bytes_[b], text.data() + text.size() - p))); ++p)
+        hits.push_back({static_cast<std::uint32_t>(p - text.data()), single_literal_[b], needle_[single_literal_[b]]});
+  } else {
+    scan_vectorscan(text, hits);
+  }
+  auto by_end = [](const Hit& a, const Hit& b) { return a.end < b.end; };
+  if (!std::is_sorted(hits.begin() + static_cast<long>(first), hits.end(), by_end))
+    std::sort(hits.begin() + static_cast<long>(first), hits.end(), by_end);
+  std::size_t middle = hits.size();
+  find_times(text, hits);
+  std::inplace_merge(hits.begin() + static_cast<long>(first), hits.begin() + static_cast<long>(middle),
+                     hits.end(), by_end);
+}
+
+void TriggerScanner::scan_vectorscan(std::string_view text, std::vector<TriggerScanner::Hit>& hits) const {
+#if MEGATRIAGE_HAVE_VECTORSCAN
+  thread_local ThreadScratch local;
+  if (local.sized_for != database_->serial) {
+    // A failed allocation may free the old scratch: it then fits no database.
+    local.sized_for = hs_alloc_scratch(database_->db, &local.scratch) == HS_SUCCESS ? database_->serial : 0;
+  }
+  const std::size_t before = hits.size();
+  MatchContext context{&hits, &needle_};
+  if (local.sized_for != database_->serial ||
+      hs_scan(database_->db, text.data(), static_cast<unsigned>(text.size()), 0, local.scratch,
+              on_match, &context) != HS_SUCCESS) {
+    // No scratch (out of memory) or a failed scan: every line start is a hit that names no
+    // literal (the rules then look for their needles themselves), so no line is missed (only
+    // the speed is lost).
+    hits.resize(before);
+    hits.push_back({0, kStamp, true});
+    for (std::size_t i = 0; i + 1 < text.size(); ++i)
+      if (text[i] == '\n') hits.push_back({static_cast<std::uint32_t>(i + 1), kStamp, true});
+  }
+#else
+  (void)text;
+  (void)hits;
+#endif
+}
+
+}  // namespace megatriage

@@ -1,0 +1,258 @@
+#include "extract/timestamp.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace megatriage {
+namespace {
+
+struct Row {
+  std::string_view input;
+  std::string_view expected;  // to_debug_string of the parsed time
+};
+
+template <std::size_t N>
+void check_rows(const Row (&rows)[N]) {
+  for (const Row& row : rows) {
+    CAPTURE(row.input);
+    std::optional<CivilTime> t = parse_timestamp(row.input);
+    REQUIRE(t.has_value());
+    CHECK(to_debug_string(*t) == row.expected);
+  }
+}
+
+template <std::size_t N>
+void check_rejects(const std::string_view (&inputs)[N]) {
+  for (std::string_view input : inputs) {
+    CAPTURE(input);
+    CHECK_FALSE(parse_timestamp(input).has_value());
+  }
+}
+
+CivilTime civil(int y, int mo, int d, int h, int mi, int s, int us = 0) {
+  CivilTime t;
+  t.year = y;
+  t.month = mo;
+  t.day = d;
+  t.hour = h;
+  t.minute = mi;
+  t.second = s;
+  t.micros = us;
+  return t;
+}
+
+}  // namespace
+
+TEST_SUITE("timestamp") {
+  TEST_CASE("timestamp: c10 header with unpadded month and no year") {
+    const Row rows[] = {
+        // log-formats.md §3 and §5.5
+        {"[W728 15:01:59.561275187 socket.cpp:1028]", R"(????-07-28 15:01:59)"},
+        {"[E728 15:01:59.561275187 socket.cpp:1028] [c10d] The client socket has timed out after 600000ms while trying to connect to (node01, 29500).",
+         R"(????-07-28 15:01:59)"},
+        // corpus megatron-nccl-rendezvous-port (after the [rank0]: prefix was peeled)
+        {"[W1129 15:41:37.456057668 socket.cpp:469] [c10d] waitForInput: poll for socket SocketImpl(fd=45, addr=[localhost]:40724, remote=[localhost]:29629) returned 0, likely a timeout",
+         R"(????-11-29 15:41:37)"},
+        {"[E1129 15:35:27.464325505 socket.cpp:1028] [c10d] The client socket has timed out after 60000ms while trying to connect to (127.0.0.1, 29616).",
+         R"(????-11-29 15:35:27)"},
+        {"[W105 00:00:01.000000001 x.cpp:1] January 5", R"(????-01-05 00:00:01)"},
+        {"[E1218 23:59:59.999999999 x.cpp:1] December 18", R"(????-12-18 23:59:59)"},
+        {"[I501 12:00:03.1 x.cpp:1] short fraction", R"(????-05-01 12:00:03)"},
+        {"[F501 12:00:03.123456789 ProcessGroupNCCL.cpp:1] fatal", R"(????-05-01 12:00:03)"},
+        {"[V501 12:00:03 x.cpp:1] no fraction", R"(????-05-01 12:00:03)"},
+    };
+    check_rows(rows);
+  }
+
+  TEST_CASE("timestamp: c10 fraction is monotonic noise and is dropped") {
+    auto t = parse_timestamp("[W728 15:01:59.561275187 socket.cpp:1028]");
+    REQUIRE(t);
+    CHECK(t->year == 0);
+    CHECK(t->micros == 0);
+  }
+
+  TEST_CASE("timestamp: glog-like torch python lines") {
+    const Row rows[] = {
+        // log-formats.md §5.6 and corpus
+        {"E0925 17:40:00.218000 16555 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 0 (pid: 16589) of binary: /venv/bin/python3.11",
+         R"(????-09-25 17:40:00.218000)"},
+        {"W0519 13:40:58.064403 3492651 .venv/lib/python3.10/site-packages/torch/distributed/elastic/multiprocessing/api.py:900] Sending process 3494490 closing signal SIGTERM",
+         R"(????-05-19 13:40:58.064403)"},
+        {"E1129 15:41:39.176000 951 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: 1) local_rank: 0 (pid: 1097) of binary: /opt/torch/.venv/bin/python3",
+         R"(????-11-29 15:41:39.176000)"},
+        {"W0118 22:00:34.169929 138404564240192 torch/distributed/elastic/multiprocessing/api.py:858] x",
+         R"(????-01-18 22:00:34.169929)"},
+        {"W0501 12:00:00.123456 4411 torch/_dynamo/convert_frame.py:123] msg", R"(????-05-01 12:00:00.123456)"},
+    };
+    check_rows(rows);
+  }
+
+  TEST_CASE("timestamp: python logging, deepspeed and torchrun 2.0") {
+    const Row rows[] = {
+        {"2024-05-01 12:00:00,123 - INFO - x", "2024-05-01 12:00:00.123000"},
+        {"2024-05-01 12:00:00,123", "2024-05-01 12:00:00.123000"},
+        {"[2024-05-01 12:00:00,123] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 748089",
+         "2024-05-01 12:00:00.123000"},
+        {"[2023-10-05 12:00:00,123] torch.distributed.run: [WARNING] ", "2023-10-05 12:00:00.123000"},
+        {"[2024-01-16 22:29:36,222] [0/0] torch._dynamo.symbolic_convert: [DEBUG] <msg>",
+         "2024-01-16 22:29:36.222000"},
+    };
+    check_rows(rows);
+  }
+
+  TEST_CASE("timestamp: iso 8601 and sacct") {
+    const Row rows[] = {
+        {"2024-05-01T12:00:00", "2024-05-01 12:00:00"},
+        {"2024-05-01T12:00:00.5 x", "2024-05-01 12:00:00.500000"},
+        {"2026-11-29T15:43:02 2026-11-29T15:44:00 TIMEOUT", "2026-11-29 15:43:02"},
+    };
+    check_rows(rows);
+  }
+
+  TEST_CASE("timestamp: megatron iteration, print_datetime and nemo") {
+    const Row rows[] = {
+        {" [2024-05-01 12:00:00] iteration      100/   10000 | consumed samples: ...", "2024-05-01 12:00:00"},
+        // corpus megatron-none-1gpu (core 0.20: 6 fraction digits)
+        {" [2026-11-29 15:40:06.551313] iteration        1/      20 | consumed samples:            8 | elapsed time per iteration (ms): 868.4",
+         "2026-11-29 15:40:06.551313"},
+        {"[after megatron is initialized] datetime: 2024-05-01 12:00:00 ", "2024-05-01 12:00:00"},
+        {"[after megatron is initialized] datetime: 2026-11-29 15:40:05.463640 ", "2026-11-29 15:40:05.463640"},
+        {"[before library-setup] datetime: 2026-11-29 15:39:43.280641", "2026-11-29 15:39:43.280641"},
+        {"[after model, optimizer, and learning rate scheduler are built] datetime: 2026-11-29 15:40:05.539192 ",
+         "2026-11-29 15:40:05.539192"},
+        {"[NeMo W 2024-05-01 12:00:00 nemo_logging:364] x", "2024-05-01 12:00:00"},
+        {"[NeMo I 2024-05-01 12:00:00 exp_manager:1] x", "2024-05-01 12:00:00"},
+    };
+    check_rows(rows);
+  }
+
+  TEST_CASE("timestamp: nccl warn with the 2.26 default stamp") {
+    const Row rows[] = {
+        {"[2024-05-01 12:00:00] node01:1234:1290 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: x",
+         "2024-05-01 12:00:00"},
+        {"[2024-05-01 12:00:00.123456789] node01:1234:1290 [0] misc/socket.cc:484 (f) NCCL WARN x",
+         "2024-05-01 12:00:00.123456"},
+    };
+    check_rows(rows);
+  }
+
+  TEST_CASE("timestamp: anchored childfailederror and slurmstepd stamps") {
+    const Row rows[] = {
+        {"  time      : 2024-05-01_12:00:05", "2024-05-01 12:00:05"},
+        // corpus megatron-nccl-rendezvous-port
+        {"  time      : 2026-11-29_15:41:39", "2026-11-29 15:41:39"},
+        {"*** JOB 1234 ON node01 CANCELLED AT 2024-05-01T12:00:00 DUE TO TIME LIMIT ***", "2024-05-01 12:00:00"},
+        {"slurmstepd: error: *** STEP 1234.0 ON node01 CANCELLED AT 2024-05-01T12:00:00 ***",
+         "2024-05-01 12:00:00"},
+        // corpus slurm-e-time-limit-hang
+        {"slurmstepd-node1: error: *** STEP 19.0 ON node1 CANCELLED AT 2026-11-29T15:43:02 DUE TO TIME LIMIT ***",
+         "2026-11-29 15:43:02"},
+        {"slurmstepd: error: *** JOB 1234 ON node01 UNCORRECTABLE MEMORY ERROR AT 2024-05-01T12:00:00 ***",
+         "2024-05-01 12:00:00"},
+    };
+    check_rows(rows);
+  }
+
+  TEST_CASE("timestamp: ordinary lines do not parse") {
+    const std::string_view rejects[] = {
+        "vm:644:644 [0] NCCL INFO Bootstrap: Using eth0:192.0.2.2<0>",
+        "node01:1234:1290 [0] misc/socket.cc:484 NCCL WARN no stamp before NCCL 2.26",
+        "[W ProcessGroupNCCL.cpp:1316] old c10 header without time",
+        "[W socket.cpp:663] [c10d] The client socket has failed to connect to [node01]:29500",
+        "12: foo",
+        "[rank3]: Traceback (most recent call last):",
+        "Traceback (most recent call last):",
+        "  File \"x\", line 3",
+        "File \"x\", line 3",
+        "[default0]: iteration        1/      12 | consumed samples:           32",
+        " iteration        1/      12 | consumed samples:           32",
+        "INFO:megatron.core.num_microbatches_calculator:setting number of microbatches to constant 1",
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 19356)",
+        "[1234567.891011] NVRM: Xid (PCI:0000:45:00): 79, GPU has fallen off the bus.",
+        "[Rank 12] (after 10 iterations) memory (MB) | allocated: 1",
+        "[0]:",
+        "  host      : node01.cluster.local",
+        "  timeout: 2024-05-01 12:00:00",
+        "slurmstepd: error: Detected 1 oom_kill event in StepId=15.0. Some of the step tasks have been OOM Killed.",
+        "slurmstepd: error: *** JOB 1234 ON node01 FAILED (non-zero exit code or other failure mode) ***",
+        "srun: error: node03: task 2: Exited with exit code 1",
+        "START TIME: Sun Nov 29 15:54:12 UTC 2026",
+        "12:00:00 bare time",
+        "2024-05-01",
+        "20240501 12:00:00",
+        "E1234 something",
+        "E0925 17:40:00",  // glog needs the fraction's trailing space and the id
+        "[after megatron is initialized] datetime: soon",
+        "the datetime: 2024-05-01 12:00:00 anchor only counts on [ lines",
+        "",
+        " ",
+        "[",
+    };
+    check_rejects(rejects);
+  }
+
+  TEST_CASE("timestamp: out-of-range fields are rejected") {
+    const std::string_view rejects[] = {
+        "2024-13-01 12:00:00,123",
+        "2024-00-01 12:00:00,123",
+        "2024-02-30 12:00:00,123",
+        "2023-02-29 12:00:00,123",
+        "2024-05-32T12:00:00",
+        "2024-05-01 24:00:00,123",
+        "2024-05-01 12:60:00,123",
+        "2024-05-01 12:00:61,123",
+        "0000-05-01 12:00:00,123",
+        "2024-05-01 12:00:000",
+        "[W1301 12:00:00.1 x.cpp:1] month 13",
+        "[W500 12:00:00.1 x.cpp:1] day 0",
+        "[W10 12:00:00.1 x.cpp:1] two digits",
+        "[W12345 12:00:00.1 x.cpp:1] five digits",
+        "E0230 12:00:00.000000 1 x.py:1] Feb 30",
+        "[2024-05-01 25:00:00] bad hour",
+    };
+    check_rejects(rejects);
+    // Leap seconds and Feb 29 are fine.
+    CHECK(parse_timestamp("2016-12-31T23:59:60").has_value());
+    CHECK(parse_timestamp("2024-02-29 12:00:00,000").has_value());
+    CHECK(parse_timestamp("[W229 12:00:00.1 x.cpp:1] no year: Feb 29 allowed").has_value());
+  }
+
+  TEST_CASE("timestamp: civil_to_us uses proleptic gregorian utc") {
+    CHECK(civil_to_us(civil(1970, 1, 1, 0, 0, 0)) == 0);
+    CHECK(civil_to_us(civil(1970, 1, 1, 0, 0, 1, 5)) == 1'000'005);
+    CHECK(civil_to_us(civil(2000, 3, 1, 0, 0, 0)) == std::int64_t{951'868'800} * 1'000'000);
+    CHECK(civil_to_us(civil(2024, 5, 1, 12, 0, 0, 123)) == std::int64_t{1'714'564'800} * 1'000'000 + 123);
+    CHECK(civil_to_us(civil(1969, 12, 31, 23, 59, 59)) == -1'000'000);
+    CHECK_FALSE(civil_to_us(civil(0, 7, 28, 15, 1, 59)).has_value());
+    CHECK_FALSE(civil_to_us(civil(2023, 2, 29, 0, 0, 0)).has_value());
+    CHECK_FALSE(civil_to_us(civil(2024, 13, 1, 0, 0, 0)).has_value());
+    CHECK_FALSE(civil_to_us(civil(2024, 1, 1, 0, 0, 0, 1'000'000)).has_value());
+  }
+
+  TEST_CASE("timestamp: format_iso round trips and prints micros only when set") {
+    CHECK(format_iso(0) == "1970-01-01T00:00:00");
+    CHECK(format_iso(-1) == "1969-12-31T23:59:59.999999");
+    CHECK(format_iso(std::int64_t{1'714'564'800} * 1'000'000) == "2024-05-01T12:00:00");
+    CHECK(format_iso(std::int64_t{1'714'564'800} * 1'000'000 + 123) == "2024-05-01T12:00:00.000123");
+    const CivilTime samples[] = {civil(2024, 2, 29, 23, 59, 59, 999'999), civil(2000, 1, 1, 0, 0, 0),
+                                 civil(2100, 12, 31, 1, 2, 3, 4), civil(1999, 12, 31, 23, 59, 59)};
+    for (const CivilTime& t : samples) {
+      auto us = civil_to_us(t);
+      REQUIRE(us);
+      auto back = parse_timestamp(format_iso(*us));
+      REQUIRE(back);
+      CHECK(to_debug_string(*back) == to_debug_string(t));
+    }
+  }
+
+  TEST_CASE("timestamp: debug string marks a missing year") {
+    CHECK(to_debug_string(civil(0, 7, 28, 15, 1, 59)) == R"(????-07-28 15:01:59)");
+    CHECK(to_debug_string(civil(2024, 5, 1, 12, 0, 0, 123)) == "2024-05-01 12:00:00.000123");
+  }
+}
+
+}  // namespace megatriage

@@ -1,0 +1,508 @@
+// rule_matcher: prefilter contract, Set pass, captures on demand, ordering, and fill_placeholders.
+#include "match/rule_matcher.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include <re2/re2.h>
+#include <string>
+#include <vector>
+
+#include "match/rules.h"
+
+namespace megatriage {
+namespace {
+
+Rule make_rule(std::string id, AppliesTo kind, std::string regex, std::vector<std::string> needles,
+               int priority = 0) {
+  Rule r;
+  r.id = std::move(id);
+  r.applies_to = kind;
+  r.regex = std::move(regex);
+  r.needles = std::move(needles);
+  r.priority = priority;
+  r.source = "test.json:1";
+  return r;
+}
+
+std::vector<std::string> ids_of(const RuleMatcher& m, const std::vector<RuleMatch>& matches) {
+  std::vector<std::string> out;
+  for (const auto& x : matches) out.push_back(m.rules()[static_cast<std::size_t>(x.rule_index)].id);
+  return out;
+}
+
+bool has_code(const DiagnosticSink& d, const std::string& code) {
+  return std::any_of(d.items().begin(), d.items().end(),
+                     [&](const Diagnostic& x) { return x.code == code; });
+}
+
+std::vector<Rule> repository_rules() {
+  DiagnosticSink d;
+  return load_rules({default_rules_dir()}, d);
+}
+
+// Ordinary lines of a healthy Megatron/NCCL job: none may pass the prefilter.
+const char* const kNoiseLines[] = {
+    "node02:8811:8811 [3] NCCL INFO ncclCommInitRank comm 0x5581c0 rank 11 nranks 16 cudaDev 3 nvmlDev 3 busId 45000 commId 0x1f2e3d4c5b6a7988 - Init COMPLETE",
+    "node03:4242:4242 [3] NCCL INFO Bootstrap : Using ib0:10.1.0.3<0>",
+    "node01:1234:1290 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0",
+    "node01:1234:1234 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.1.0.1<0>",
+    "node01:1234:1234 [0] NCCL INFO comm 0x5581c0 rank 3 nranks 16 cudaDev 3 busId 45000 - Abort COMPLETE",
+    " [2024-05-01 12:00:00] iteration      100/   10000 | consumed samples:        25600 | elapsed time per iteration (ms): 1234.5 | throughput per GPU (TFLOP/s/GPU): 400.1 | learning rate: 3.000000E-04 | global batch size:   256 | lm loss: 2.345678E+00 | loss scale: 1.0 | grad norm: 0.345 | number of skipped iterations:   0 | number of nan iterations:   0 |",
+    "[Rank 12] (after 10 iterations) memory (MB) | allocated: 51234.12 | max allocated: 70321.55 | reserved: 72000.00 | max reserved: 72000.00",
+    "  tensor_model_parallel_size ...................... 8",
+    "using world size: 16, data-parallel size: 2, context-parallel size: 1, hierarchical context-parallel sizes: None, tensor-model-parallel size: 4, pipeline-model-parallel size: 2",
+    "> initializing torch distributed ...",
+    "WARNING:megatron.core.rerun_state_machine:RerunStateMachine initialized in mode RerunMode.VALIDATE_RESULTS",
+    "Traceback (most recent call last):",
+    "  File \"/ws/megatron/training/training.py\", line 1710, in pretrain",
+    "",
+    "x",
+};
+
+}  // namespace
+
+TEST_SUITE("rule_matcher") {
+
+TEST_CASE("rule_matcher: the Set finds the rule; its named groups are captured on demand") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.oom", AppliesTo::Exception,
+                           R"(Tried to allocate (?P<tried>[0-9.]+ [KMG]iB)(?: \(GPU (?P<gpu>[0-9]+)\))?)",
+                           {"Tried to allocate"}),
+                 make_rule("t.other", AppliesTo::Exception, "unrelated", {"unrelated"})},
+                d);
+  CHECK(d.empty());
+  const std::string text = "RuntimeError: Tried to allocate 2.00 GiB (GPU 3)";
+  auto hits = m.match(text, AppliesTo::Exception);
+  REQUIRE(hits.size() == 1);
+  CHECK(m.rules()[static_cast<std::size_t>(hits[0].rule_index)].id == "t.oom");
+  CHECK(m.fields(hits[0], text).at("tried") == "2.00 GiB");
+  CHECK(m.fields(hits[0], text).at("gpu") == "3");
+  CHECK(m.field(hits[0], text, "gpu") == "3");
+  CHECK(m.has_group(hits[0].rule_index, "tried"));
+  CHECK_FALSE(m.has_group(hits[0].rule_index, "host"));
+  CHECK(m.field(hits[0], text, "host") == std::nullopt);
+
+  SUBCASE("groups that did not take part are absent, not empty") {
+    const std::string short_text = "Tried to allocate 2.00 GiB";
+    auto h = m.match(short_text, AppliesTo::Exception);
+    REQUIRE(h.size() == 1);
+    CHECK(m.fields(h[0], short_text).count("gpu") == 0);
+    CHECK(m.fields(h[0], short_text).at("tried") == "2.00 GiB");
+    CHECK(m.has_group(h[0].rule_index, "gpu"));
+    CHECK(m.field(h[0], short_text, "gpu") == std::nullopt);
+  }
+  SUBCASE("no match, wrong kind") {
+    CHECK(m.match("nothing here", AppliesTo::Exception).empty());
+    CHECK(m.match("Tried to allocate 2.00 GiB", AppliesTo::Line).empty());
+  }
+  CHECK(m.set_fallback_count() == 0);
+}
+
+TEST_CASE("rule_matcher: matches are ordered by priority, then id") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.b-low", AppliesTo::Line, "boom", {"boom"}, 1),
+                 make_rule("t.z-high", AppliesTo::Line, "bo+m", {"bo"}, 10),
+                 make_rule("t.a-low", AppliesTo::Line, "boom [0-9]", {"boom"}, 1),
+                 make_rule("t.exc", AppliesTo::Exception, "boom", {"boom"}, 100)},
+                d);
+  auto hits = m.match("a boom 1", AppliesTo::Line);
+  CHECK(ids_of(m, hits) == std::vector<std::string>{"t.z-high", "t.a-low", "t.b-low"});
+}
+
+TEST_CASE("rule_matcher: multi-line exception text") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.nccl", AppliesTo::Exception,
+                           R"(NCCL error in: (?P<loc>[^,\n]+), [^\n]*\n(?P<result>nccl[A-Za-z]+):)",
+                           {"NCCL error in"})},
+                d);
+  const std::string text =
+      "torch.distributed.DistBackendError: NCCL error in: a.cpp:1, unhandled system error\n"
+      "ncclSystemError: System call failed.\nLast error:\nsocketStartConnect: x";
+  auto hits = m.match(text, AppliesTo::Exception);
+  REQUIRE(hits.size() == 1);
+  CHECK(m.fields(hits[0], text).at("loc") == "a.cpp:1");
+  CHECK(m.fields(hits[0], text).at("result") == "ncclSystemError");
+}
+
+TEST_CASE("rule_matcher: matching is byte-wise and survives invalid UTF-8") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.x", AppliesTo::Line, R"(start (?P<rest>[^\n]*) end)", {"start"})}, d);
+  const std::string text = std::string("start a\xff\xfe b end");
+  CHECK(m.line_candidate(text));
+  auto hits = m.match(text, AppliesTo::Line);
+  REQUIRE(hits.size() == 1);
+  CHECK(m.fields(hits[0], text).at("rest") == "a\xff\xfe b");
+}
+
+TEST_CASE("rule_matcher: prefilter finds needles anywhere and only real needles") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.a", AppliesTo::Line, "oom-kill", {"oom-kill"}),
+                 make_rule("t.b", AppliesTo::Line, "Xid", {"Xid"}),
+                 make_rule("t.c", AppliesTo::Line, "\xc3\xa9t\xc3\xa9", {"\xc3\xa9t\xc3\xa9"}),
+                 make_rule("t.e", AppliesTo::Exception, "Traceback", {"Traceback"})},
+                d);
+  CHECK(m.line_candidate("oom-kill"));
+  CHECK(m.line_candidate("xx oom-kill"));
+  CHECK(m.line_candidate("oom-kill yy"));
+  CHECK(m.line_candidate("NVRM: Xid"));
+  CHECK(m.line_candidate("an \xc3\xa9t\xc3\xa9 line"));
+  CHECK_FALSE(m.line_candidate("oom-kil"));   // cut before the end
+  CHECK_FALSE(m.line_candidate("oom_kill"));
+  CHECK_FALSE(m.line_candidate("xid"));       // case-sensitive
+  CHECK_FALSE(m.line_candidate("Xi"));
+  CHECK_FALSE(m.line_candidate("X"));
+  CHECK_FALSE(m.line_candidate(""));
+  CHECK_FALSE(m.line_candidate("Traceback (most recent call last):"));  // Exception rules only
+  CHECK(m.line_candidate("ooom-kill"));  // overlapping pair start
+  const std::string with_nul("ab\0oom-kill", 11);
+  CHECK(m.line_candidate(with_nul));
+
+  // The candidates are exactly the Line rules whose needles occur, ascending, once each.
+  std::vector<int> candidates;
+  m.line_candidate_rules("Xid oom-kill Xid", candidates);
+  CHECK(candidates == std::vector<int>{0, 1});
+  candidates.clear();
+  m.line_candidate_rules("oom_kill Traceback", candidates);
+  CHECK(candidates.empty());
+
+  m.set_prefilter_enabled(false);
+  CHECK(m.line_candidate(""));
+  CHECK(m.line_candidate("anything"));
+  m.set_prefilter_enabled(true);
+  CHECK_FALSE(m.line_candidate("anything"));
+}
+
+TEST_CASE("rule_matcher: no line rules means no line candidates") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.e", AppliesTo::Exception, "x", {"xx"})}, d);
+  CHECK_FALSE(m.line_candidate("xx"));
+  RuleMatcher empty({}, d);
+  CHECK_FALSE(empty.line_candidate("anything"));
+  CHECK(empty.match("anything", AppliesTo::Line).empty());
+  CHECK(empty.match("anything", AppliesTo::Exception).empty());
+}
+
+TEST_CASE("rule_matcher: a hand-built line rule without usable needles disables the prefilter") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.short", AppliesTo::Line, "a", {"a"}),
+                 make_rule("t.ok", AppliesTo::Line, "boom", {"boom"})},
+                d);
+  CHECK(has_code(d, "rules.needle-too-short"));
+  CHECK(m.line_candidate("a"));
+  CHECK(m.line_candidate("zzz"));
+  CHECK(m.match("a", AppliesTo::Line).size() == 1);
+}
+
+TEST_CASE("rule_matcher: a rule whose regex does not compile is left out") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("t.bad", AppliesTo::Line, "(", {"(("}),
+                 make_rule("t.ok", AppliesTo::Line, "boom", {"boom"})},
+                d);
+  CHECK(has_code(d, "rules.bad-regex"));
+  REQUIRE(m.rules().size() == 1);
+  CHECK(m.rules()[0].id == "t.ok");
+  auto hits = m.match("boom", AppliesTo::Line);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].rule_index == 0);
+}
+
+TEST_CASE("rule_matcher: repository rules: every positive sample passes the prefilter and matches") {
+  auto rules = repository_rules();
+  REQUIRE(!rules.empty());
+  DiagnosticSink d;
+  RuleMatcher m(rules, d);
+  CHECK(d.empty());
+  REQUIRE(m.rules().size() == rules.size());
+  int line_samples = 0;
+  for (std::size_t i = 0; i < m.rules().size(); ++i) {
+    const Rule& r = m.rules()[i];
+    for (const RuleSample& s : r.match_samples) {
+      CAPTURE(r.id);
+      CAPTURE(s.text);
+      if (r.applies_to == AppliesTo::Line) {
+        ++line_samples;
+        CHECK(m.line_candidate(s.text));  // never a false negative
+      }
+      auto hits = m.match(s.text, r.applies_to);
+      auto it = std::find_if(hits.begin(), hits.end(),
+                             [&](const RuleMatch& h) { return h.rule_index == static_cast<int>(i); });
+      REQUIRE(it != hits.end());
+      const std::map<std::string, std::string> fields = m.fields(*it, s.text);
+      for (const auto& [k, v] : s.fields) CHECK(fields.at(k) == v);
+    }
+    for (const std::string& s : r.no_match_samples) {
+      CAPTURE(r.id);
+      CAPTURE(s);
+      for (const RuleMatch& h : m.match(s, r.applies_to)) CHECK(h.rule_index != static_cast<int>(i));
+    }
+  }
+  CHECK(line_samples > 50);
+  CHECK(m.set_fallback_count() == 0);
+}
+
+TEST_CASE("rule_matcher: fields come from the text given, rule by rule") {
+  // A RuleMatch holds no fields: each text gives its own groups, and a second matcher (its own
+  // rule at the same index) gives its own.
+  DiagnosticSink d;
+  RuleMatcher first({make_rule("r.a", AppliesTo::Line, R"(code=(?P<x>[0-9]+))", {"code="})}, d);
+  const std::string text = "[rank1]: code=17 failed", text2 = "[rank2]: code=99 failed";
+  auto hits = first.match(text, AppliesTo::Line);
+  REQUIRE(hits.size() == 1);
+  CHECK(first.fields(hits[0], text).at("x") == "17");
+  auto hits2 = first.match(text2, AppliesTo::Line);
+  REQUIRE(hits2.size() == 1);
+  CHECK(first.fields(hits2[0], text2).at("x") == "99");
+  CHECK(first.field(hits2[0], text2, "x") == "99");
+  CHECK(first.match("[rank2]: code=xx failed", AppliesTo::Line).empty());
+
+  RuleMatcher second({make_rule("r.b", AppliesTo::Line, R"(code=(?P<y>[0-9])(?P<z>[0-9]))", {"code="})}, d);
+  auto other = second.match(text, AppliesTo::Line);
+  REQUIRE(other.size() == 1);
+  const std::map<std::string, std::string> fields = second.fields(other[0], text);
+  CHECK(fields.count("x") == 0);
+  CHECK(fields.at("y") == "1");
+  CHECK(fields.at("z") == "7");
+  CHECK(first.fields(hits[0], text).at("x") == "17");
+}
+
+TEST_CASE("rule_matcher: required literal prefix of a regex") {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"(Watchdog caught collective operation timeout: WorkNCCL\((?:SeqNum=(?P<seq>[0-9]+), )?)",
+       "Watchdog caught collective operation timeout: WorkNCCL("},
+      {R"(\*\*\* (?P<what>JOB|STEP) \d+)", "*** "},  // `|` inside a group is fine
+      {"ncclRemoteError|remote process", ""},         // top-level alternation
+      {"a[|]b|c", ""},
+      {"a[|]b", "a"},
+      {R"(a\|b)", "a|b"},
+      {"abc*", "ab"}, {"abc+", "ab"}, {"abc?", "ab"}, {"abc{2}", "ab"}, {R"(ab\.*)", "ab"},
+      {"^KeyboardInterrupt", ""},
+      {R"(\bfoo)", ""},
+      {R"(foo\d+)", "foo"},
+      {R"(foo\nbar)", "foo"},
+      {"(?i)foo", ""},
+      {"foo(?i)bar", "foo"},
+      {"DISKFAILs(?i)?", "DISKFAIL"},  // the `?` is for `s` (found by a review's fuzzing)
+      {"ab(?i)(?s-m)+x", "a"},
+      {"ab(?i)*", "a"},
+      {"%(?i){0}", ""},
+      {R"(\.(?U)?)", ""},
+      {"ab(?:cd)?", "ab"},  // the `?` is for the group
+      {"foo.bar", "foo"},
+      {"a(b|c)", "a"},
+      {R"(a\ b)", "a b"},
+      {R"(x\\.)", "x\\"},
+      {R"(x\Qa|b\E)", ""},
+      {"x[[:alpha:]]", ""},
+      {"caf\xc3\xa9 ok", "caf\xc3\xa9 ok"},
+      {"", ""},
+      {"*", ""},
+  };
+  for (const auto& c : cases) {
+    const std::string regex = c.first;
+    CAPTURE(regex);
+    CHECK(required_regex_prefix(regex) == c.second);
+  }
+}
+
+TEST_CASE("rule_matcher: leading literals of a regex, and whether finding one is a match") {
+  struct Case {
+    const char* regex;
+    std::vector<std::string> literals;
+    bool whole;
+  };
+  const Case cases[] = {
+      {"Some NCCL operations have failed or timed out", {"Some NCCL operations have failed or timed out"}, true},
+      {R"(terminated with exception: (?P<reason>[^\n]*))", {"terminated with exception: "}, true},
+      {"abc.*", {"abc"}, true},
+      {"abc.*?", {"abc"}, true},
+      {"abc(?:.*)", {"abc"}, true},
+      {"abc(.*)", {"abc"}, true},
+      {"abc[]x]*", {"abc"}, true},
+      {"abc.+", {"abc"}, false},            // needs one more character
+      {"abc.", {"abc"}, false},
+      {"abc$", {"abc"}, false},
+      {R"(abc\b)", {"abc"}, false},
+      {"abc[^x]*y", {"abc"}, false},
+      {"abc(?P<a>.*)(?P<b>.*)", {"abc"}, false},  // nullable, but not a form this reads
+      {"abc(?i).*", {"abc"}, false},
+      {"abc*", {"ab"}, false},               // the `*` is for `c`
+      {"a*", {}, false},
+      {R"((?:Timeout at NCCL work|detected by watchdog at work): (?P<work>[0-9]+))",
+       {"Timeout at NCCL work", "detected by watchdog at work"}, false},
+      {"(?:a|bc).*", {"a", "bc"}, true},
+      {R"((?:a\|b|c))", {"a|b", "c"}, true},
+      {"(?:a|b)?c", {}, false},              // the group may be skipped
+      {"(?:a|b)(?i)?c", {}, false},
+      {"(?:a|)c", {}, false},                // an empty branch starts anywhere
+      {"(?:a|b.)c", {}, false},              // a branch that is not a plain literal
+      {"(?:a|b)c|d", {}, false},             // top-level alternation
+      {"(?i)abc", {}, false},
+      {"", {}, false},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.regex);
+    const LeadingLiterals got = leading_literals(c.regex);
+    CHECK(got.literals == c.literals);
+    CHECK(got.whole == c.whole);
+    // What it claims, checked against RE2 itself.
+    RE2 re(c.regex);
+    REQUIRE(re.ok());
+    for (const std::string& l : got.literals) {
+      for (const std::string& text : {l, "x " + l, l + "\ny", l + " tail"}) {
+        CAPTURE(text);
+        re2::StringPiece m;
+        if (got.whole) CHECK(RE2::PartialMatch(text, re));
+        if (re.Match(text, 0, text.size(), RE2::UNANCHORED, &m, 1)) {
+          // No match starts before the first leading literal.
+          std::size_t first = std::string::npos;
+          for (const std::string& other : got.literals) first = std::min(first, text.find(other));
+          CHECK(static_cast<std::size_t>(m.data() - text.data()) >= first);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("rule_matcher: lines decided by a leading literal, and texts met in turn, match as RE2 does") {
+  DiagnosticSink d;
+  RuleMatcher m({make_rule("r.whole", AppliesTo::Line, R"(thread terminated: (?P<why>[^\n]*))", {"thread terminated"}),
+                 make_rule("r.alt", AppliesTo::Line,
+                           R"((?:Timeout at work|detected at work): (?P<n>[0-9]+))", {"Timeout at work", "detected at work"})},
+                d);
+  REQUIRE(d.items().empty());
+  const std::vector<std::pair<std::string, std::vector<std::string>>> lines = {
+      {"[Rank 3] thread terminated: boom", {"r.whole"}},
+      {"[Rank 3] thread terminated: ", {"r.whole"}},
+      {"thread terminated", {}},  // the needle alone is not the literal `thread terminated: `
+      {"Timeout at work: 53", {"r.alt"}},
+      {"detected at work: x", {}},
+      {"Timeout at work: 53", {"r.alt"}},
+      {"detected at work: x", {}},
+      {"detected at work: 7 and Timeout at work: 53", {"r.alt"}},
+      {"Timeout at work: y", {}},
+      {"Timeout at work: 53", {"r.alt"}},
+  };
+  for (int round = 0; round < 2; ++round) {  // the second round meets remembered texts
+    for (const auto& [text, want] : lines) {
+      CAPTURE(text);
+      std::vector<std::string> got;
+      for (const RuleMatch& h : m.match(text, AppliesTo::Line)) got.push_back(m.rules()[static_cast<std::size_t>(h.rule_index)].id);
+      CHECK(got == want);
+    }
+  }
+}
+
+TEST_CASE("rule_matcher: repository rules: matches and captures equal an unanchored RE2 search") {
+  // Matches are decided, and captures taken, by anchored matches at each occurrence of the
+  // rule's literal prefix; both must be exactly what a plain unanchored search gives, on every
+  // sample and on variants where the prefix occurs before the real match (and nothing matches
+  // there). field() must agree with fields() group by group.
+  DiagnosticSink d;
+  RuleMatcher m(repository_rules(), d);
+  int with_prefix = 0, compared = 0;
+  for (std::size_t i = 0; i < m.rules().size(); ++i) {
+    const Rule& r = m.rules()[i];
+    const std::string prefix = required_regex_prefix(r.regex);
+    if (!prefix.empty()) ++with_prefix;
+    RE2 re(r.regex, [] {
+      RE2::Options o;
+      o.set_log_errors(false);
+      o.set_encoding(RE2::Options::EncodingLatin1);
+      return o;
+    }());
+    REQUIRE(re.ok());
+    std::vector<std::string> texts;
+    for (const RuleSample& s : r.match_samples) {
+      texts.push_back(s.text);
+      texts.push_back(prefix + " " + s.text);      // a dead prefix first
+      texts.push_back(s.text + " then " + s.text);  // two matches: the first counts
+      texts.push_back("x" + prefix + prefix + s.text.substr(0, s.text.size() / 2));
+    }
+    for (const std::string& s : r.no_match_samples) texts.push_back(s);
+    for (const std::string& text : texts) {
+      CAPTURE(r.id);
+      CAPTURE(text);
+      const int n = re.NumberOfCapturingGroups();
+      std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n) + 1);
+      const bool want = re.Match(text, 0, text.size(), RE2::UNANCHORED, sub.data(), n + 1);
+      std::map<std::string, std::string> want_fields;
+      if (want)
+        for (const auto& [name, index] : re.NamedCapturingGroups())
+          if (sub[static_cast<std::size_t>(index)].data() != nullptr)
+            want_fields[name] = std::string(sub[static_cast<std::size_t>(index)]);
+      const RuleMatch* got = nullptr;
+      std::vector<RuleMatch> hits = m.match(text, r.applies_to);
+      for (const RuleMatch& h : hits)
+        if (h.rule_index == static_cast<int>(i)) got = &h;
+      if (r.applies_to == AppliesTo::Line && !want) continue;  // prefiltered by needles
+      CHECK((got != nullptr) == want);
+      if (got != nullptr) {
+        CHECK(m.fields(*got, text) == want_fields);
+        for (const auto& [name, index] : re.NamedCapturingGroups()) {
+          CHECK(m.has_group(got->rule_index, name));
+          const auto it = want_fields.find(name);
+          CHECK(m.field(*got, text, name) ==
+                (it == want_fields.end() ? std::nullopt : std::optional<std::string>(it->second)));
+        }
+      }
+      ++compared;
+    }
+  }
+  CHECK(with_prefix > 60);
+  CHECK(compared > 500);
+}
+
+TEST_CASE("rule_matcher: repository rules: ordinary lines do not pass the prefilter") {
+  DiagnosticSink d;
+  RuleMatcher m(repository_rules(), d);
+  for (const char* line : kNoiseLines) {
+    CAPTURE(line);
+    CHECK_FALSE(m.line_candidate(line));
+    CHECK(m.match(line, AppliesTo::Line).empty());
+  }
+}
+
+TEST_CASE("rule_matcher: repository rules: the best rule for typical root causes") {
+  DiagnosticSink d;
+  RuleMatcher m(repository_rules(), d);
+  auto best = [&](const std::string& text, AppliesTo kind) -> std::string {
+    auto hits = m.match(text, kind);
+    return hits.empty() ? "" : m.rules()[static_cast<std::size_t>(hits[0].rule_index)].id;
+  };
+  CHECK(best("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.11 GiB of which 1.02 GiB is free.",
+             AppliesTo::Exception) == "cuda.oom");
+  CHECK(best("ModuleNotFoundError: No module named 'megatron'", AppliesTo::Exception) ==
+        "python.megatron-not-found");
+  CHECK(best("ModuleNotFoundError: No module named 'wandb'", AppliesTo::Exception) ==
+        "python.module-not-found");
+  CHECK(best("torch.distributed.DistBackendError: NCCL error in: x.cpp:1, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+             "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\nCuda failure 'out of memory'",
+             AppliesTo::Exception) == "cuda.nccl-out-of-memory");
+  CHECK(best("RuntimeError: world_size (24) is not divisible by 16", AppliesTo::Exception) ==
+        "megatron.parallel-state-world-size");
+  CHECK(best("slurmstepd-node2: error: Detected 1 oom-kill event(s) in StepId=15.0. Some of your processes may have been killed by the cgroup out-of-memory handler.",
+             AppliesTo::Line) == "host.oom-kill");
+  CHECK(best("IndexError: index 4096 is out of bounds for dimension 0 with size 4096", AppliesTo::Exception).empty());
+}
+
+TEST_CASE("rule_matcher: fill_placeholders") {
+  const std::map<std::string, std::string> f = {{"tried", "2.00 GiB"}, {"gpu", "3"}, {"a_1", "x"}};
+  CHECK(fill_placeholders("GPU {gpu}: tried {tried}.", f) == "GPU 3: tried 2.00 GiB.");
+  CHECK(fill_placeholders("{gpu}{gpu}", f) == "33");
+  CHECK(fill_placeholders("{a_1}", f) == "x");
+  CHECK(fill_placeholders("unknown {free} stays", f) == "unknown {free} stays");
+  CHECK(fill_placeholders("no placeholders", f) == "no placeholders");
+  CHECK(fill_placeholders("", f).empty());
+  CHECK(fill_placeholders("{} {not a name} { gpu} {gpu", f) == "{} {not a name} { gpu} {gpu");
+  CHECK(fill_placeholders("{{gpu}}", f) == "{3}");
+  CHECK(fill_placeholders("json {\"k\": 1} {gpu}", f) == "json {\"k\": 1} 3");
+  CHECK(fill_placeholders("{gpu}", {}) == "{gpu}");
+}
+
+}  // TEST_SUITE
+}  // namespace megatriage

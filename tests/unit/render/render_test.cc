@@ -1,0 +1,157 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/progress.h"
+#include "render/render.h"
+
+using namespace megatriage;
+
+namespace {
+Report sample_report() {
+  Report r;
+  r.verdict = "failure";
+  RootCauseReport rc;
+  rc.category = "unknown";
+  rc.rule = "python.unclassified-exception";
+  rc.title = "t";
+  rc.file = "logs/x.err";
+  rc.line = 7;
+  rc.rank = 3;
+  rc.exception = "ValueError: bad \xff byte \x1b]0;title\x07 and \x1b[2J clear \x07 bell";
+  rc.frames.push_back(Frame{"/ws/\xfe.py", 1, "f", "x = 1"});
+  rc.checks.push_back(CheckResult{"world_size_product", "WORLD_SIZE", "failed", "16 != 32"});
+  rc.time_basis = "none";
+  r.root_cause = rc;
+  r.diagnostics.push_back(Diagnostic{Severity::Warning, "read.corrupt-gzip", "bad \x1b[31m", "logs/a.gz", 0, "", 1});
+  return r;
+}
+}  // namespace
+
+TEST_SUITE("render") {
+TEST_CASE("render: JSON stays valid UTF-8 with escapes and invalid bytes in log text") {
+  std::string out = render_json(sample_report());
+  nlohmann::json doc;
+  CHECK_NOTHROW(doc = nlohmann::json::parse(out));
+  CHECK(doc["schema_version"] == 1);
+  CHECK(doc["root_cause"]["rank"] == 3);
+  CHECK(doc["root_cause"]["local_rank"].is_null());
+  CHECK(doc["root_cause"]["checks"][0]["status"] == "failed");
+  std::string exc = doc["root_cause"]["exception"];
+  CHECK(exc.find("\xef\xbf\xbd") != std::string::npos);  // U+FFFD for the invalid byte
+  CHECK(out.find("\\u001b") != std::string::npos);        // ESC escaped, never raw
+  CHECK(out.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("render: the directly written arrays have the library's exact layout and values") {
+  // `files` and `diagnostics` are written without the JSON library; the rest is its dump(2).
+  // Parsing the report and dumping it again must give the same bytes, and the same values.
+  Report r = sample_report();
+  r.files.push_back(FileSummary{"logs/plain.err", "none", 10, 10, 2, 1, 0, -1, 4, false});
+  r.files.push_back(FileSummary{"logs/q\"uote\\back\tslash\x01\x7f.err", "gzip", 1, 2, 3, 4, -1, 7, -1, true});
+  r.files.push_back(FileSummary{"logs/\xff\xfe-caf\xc3\xa9.err", "zstd", 0, 0, 0, 0, 12, 3, 2, false});
+  r.files.push_back(FileSummary{"", "none", 18446744073709551615ull, 0, 0, 0, -1, -1, -1, false});
+  r.diagnostics.push_back(Diagnostic{Severity::Info, "x.y", "line\nbreak \"q\"", "", 12, "do \\ this", 3});
+  r.diagnostics.push_back(Diagnostic{Severity::Error, "a.b", "m", "p", 0, "", 1});
+  for (int with_files = 0; with_files < 2; ++with_files) {
+    Report case_report = r;
+    if (!with_files) {
+      case_report.files.clear();
+      case_report.diagnostics.clear();
+    }
+    const std::string out = render_json(case_report);
+    nlohmann::ordered_json doc;
+    REQUIRE_NOTHROW(doc = nlohmann::ordered_json::parse(out));
+    CHECK(doc.dump(2, ' ', false) + "\n" == out);
+    if (!with_files) {
+      CHECK(doc["files"].empty());
+      CHECK(out.find("\"files\": []") != std::string::npos);
+      continue;
+    }
+    REQUIRE(doc["files"].size() == 4);
+    CHECK(doc["files"][0]["path"] == "logs/plain.err");
+    CHECK(doc["files"][0]["rank"] == 0);
+    CHECK(doc["files"][0]["local_rank"].is_null());
+    CHECK(doc["files"][0]["task"] == 4);
+    CHECK(doc["files"][1]["path"] == "logs/q\"uote\\back\tslash\x01\x7f.err");
+    CHECK(doc["files"][1]["skipped"] == true);
+    CHECK(doc["files"][2]["path"] == "logs/\xef\xbf\xbd\xef\xbf\xbd-caf\xc3\xa9.err");
+    CHECK(doc["files"][3]["size_bytes"] == 18446744073709551615ull);
+    REQUIRE(doc["diagnostics"].size() == 3);
+    CHECK(doc["diagnostics"][1]["message"] == "line\nbreak \"q\"");
+    CHECK(doc["diagnostics"][1]["path"].is_null());
+    CHECK(doc["diagnostics"][1]["line"] == 12);
+    CHECK(doc["diagnostics"][1]["count"] == 3);
+    CHECK(doc["diagnostics"][2]["line"].is_null());
+    CHECK(doc["diagnostics"][2]["hint"].is_null());
+    CHECK(doc["diagnostics"][2]["severity"] == "error");
+  }
+}
+
+TEST_CASE("render: a files array of many kilobytes is written whole, in the library's layout") {
+  // The array is written through a cursor that grows the text 64 KiB at a time: thousands of
+  // entries, plain and escaped paths mixed, cross that boundary many times.
+  Report r = sample_report();
+  for (int i = 0; i < 3000; ++i) {
+    std::string path = "logs/node" + std::to_string(i % 97) + "/rank-" + std::to_string(i) + ".err";
+    if (i % 7 == 0) path += "\t\"q\"";
+    if (i % 11 == 0) path += "\xff";
+    if (i % 13 == 0) path.append(static_cast<std::size_t>(i % 300), 'x');
+    r.files.push_back(FileSummary{path, i % 2 ? "gzip" : "none", static_cast<std::uint64_t>(i) * 1000003u,
+                                  static_cast<std::uint64_t>(i), 0, static_cast<std::uint64_t>(i % 5),
+                                  i % 3 ? i : -1, i % 8, -1, i % 5 == 0});
+  }
+  const std::string out = render_json(r);
+  nlohmann::ordered_json doc;
+  REQUIRE_NOTHROW(doc = nlohmann::ordered_json::parse(out));
+  CHECK(doc.dump(2, ' ', false) + "\n" == out);
+  REQUIRE(doc["files"].size() == 3000);
+  CHECK(doc["files"][2999]["path"] == "logs/node89/rank-2999.err");
+  CHECK(doc["files"][2998]["size_bytes"] == 2998u * 1000003u);
+}
+
+TEST_CASE("render: text report lets no escape sequence or control byte through") {
+  TextStyle style;
+  style.color = false;
+  std::string out = render_text(sample_report(), style);
+  CHECK(out.find('\x1b') == std::string::npos);
+  CHECK(out.find('\x07') == std::string::npos);
+  CHECK(out.find("ValueError: bad") != std::string::npos);
+  CHECK(out.find("FAILED") != std::string::npos);
+}
+
+TEST_CASE("render: no failure report says so first") {
+  Report r;
+  r.verdict = "no_failure";
+  TextStyle style;
+  CHECK(render_text(r, style).rfind("megatriage: no failure found", 0) == 0);
+  CHECK(nlohmann::json::parse(render_json(r))["root_cause"].is_null());
+}
+
+TEST_CASE("render: long lines wrap at the width") {
+  Report r = sample_report();
+  r.root_cause->exception = std::string(500, 'a') + " " + std::string(50, 'b');
+  TextStyle style;
+  style.width = 100;
+  std::string out = render_text(r, style);
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    CHECK(end - start <= 100);
+    start = end + 1;
+  }
+}
+}
+
+TEST_CASE("progress: the line names files, gigabytes, rate and time left") {
+  CHECK(megatriage::progress_text(3, 10, 500000000, 2000000000, 1.0) ==
+        "megatriage: 3/10 files, 0.50/2.00 GB, 0.50 GB/s, ETA 3 s");
+  CHECK(megatriage::progress_text(0, 10, 0, 2000000000, 0.5) ==
+        "megatriage: 0/10 files, 0.00/2.00 GB, 0.00 GB/s, ETA --");
+  CHECK(megatriage::progress_text(1, 2, 1000000000, 200000000000, 10.0) ==
+        "megatriage: 1/2 files, 1.00/200.00 GB, 0.10 GB/s, ETA 33 min");
+  // Counters can overtake the on-disk total (a file that grew): never a negative ETA.
+  CHECK(megatriage::progress_text(2, 2, 3000000000, 2000000000, 1.0) ==
+        "megatriage: 2/2 files, 2.00/2.00 GB, 2.00 GB/s, ETA 0 s");
+}

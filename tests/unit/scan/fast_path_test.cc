@@ -1,0 +1,341 @@
+// The trigger-search fast path must give exactly what examining every line gives, whatever the
+// buffer size (the search runs once per buffer of complete lines; skipped runs end at buffer
+// borders). Checked on every fixture log and on a generated log that puts each extractor's
+// shapes, NULs, CRs, escapes and over-long lines across many buffer borders.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <unistd.h>
+#include <string>
+
+#include "base/run_cache.h"
+#include "extract/extract.h"
+#include "extract/timestamp.h"
+#include "input/discover.h"
+#include "match/rules.h"
+#include "support/repo_rules.h"
+#include "support/result_signature.h"
+
+using namespace megatriage;
+
+namespace {
+
+using test::repo_matcher;
+using test::signature;
+
+const TriggerScanner& repo_triggers(TriggerScanner::Engine engine = TriggerScanner::Engine::Best) {
+  static DiagnosticSink diags;
+  static std::unique_ptr<TriggerScanner> best = make_trigger_scanner(repo_matcher(), diags);
+  static std::unique_ptr<TriggerScanner> builtin =
+      make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Builtin);
+  REQUIRE(best != nullptr);
+  REQUIRE(builtin != nullptr);
+  return engine == TriggerScanner::Engine::Best ? *best : *builtin;
+}
+
+// Both trigger search engines (Vectorscan when built with it, and the built-in one).
+constexpr TriggerScanner::Engine kEngines[] = {TriggerScanner::Engine::Best, TriggerScanner::Engine::Builtin};
+
+std::string analyze(const std::string& text, const AnalyzeOptions& options) {
+  SourceFile file;
+  file.path = file.display_path = "logs/gen.out";
+  DiagnosticSink diags;
+  auto source = memory_source(text, Compression::None, file.display_path, diags);
+  return signature(analyze_source(file, *source, repo_matcher(), options, diags));
+}
+
+void check_same_for_every_buffer(const std::string& text, const std::string& what) {
+  for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
+    AnalyzeOptions every_line;
+    every_line.split.max_line_bytes = max_line;
+    every_line.split.buffer_bytes = 1 << 20;
+    const std::string expected = analyze(text, every_line);
+    for (std::size_t buffer : {max_line + 2, max_line + 977, std::size_t{70000}, std::size_t{1} << 20}) {
+      for (auto engine : kEngines) {
+        AnalyzeOptions fast = every_line;
+        fast.split.buffer_bytes = buffer;
+        fast.triggers = &repo_triggers(engine);
+        INFO(what << ": max line " << max_line << ", buffer " << buffer << ", " << fast.triggers->engine_name());
+        CHECK(analyze(text, fast) == expected);
+      }
+      // The slow path itself does not depend on the buffer either.
+      every_line.split.buffer_bytes = buffer;
+      CHECK(analyze(text, every_line) == expected);
+      every_line.split.buffer_bytes = 1 << 20;
+    }
+  }
+}
+
+// A job log with the shapes of every extractor, repeated with noise between them.
+std::string generated_log() {
+  std::ostringstream out;
+  for (int block = 0; block < 40; ++block) {
+    int rank = block % 4;
+    std::string p = "[rank" + std::to_string(rank) + "]:";
+    for (int i = 0; i < 60; ++i)
+      out << "node00" << rank << ":12345:12345 [" << rank << "] NCCL INFO AllReduce: opCount " << i
+          << " sendbuff 0x7f00 recvbuff 0x7f00 count 1 datatype 7 op 0 root 0 comm 0x55 [nranks=4]\n";
+    if (block % 8 == 0) {
+      out << "node00" << rank << ":12345:12345 [" << rank << "] NCCL INFO Bootstrap : Using eth0:10.0.0."
+          << rank << "<0>\n";
+      out << "------------------------ arguments ------------------------\n"
+             "  micro_batch_size ................................ 4\n"
+          << "node00" << rank << ":1:1 [0] NCCL INFO Channel 00 : interleaved inside the dump\n"
+          << "  tensor_model_parallel_size ...................... 2\n"
+             "  seq_length ...................................... 8192\n"
+             "-------------------- end of arguments ---------------------\n"
+             "MASTER_ADDR=node000 MASTER_PORT=29500 NNODES=2\n"
+             "using world size: 4, data-parallel size: 2, context-parallel size: 1, tensor-model-parallel size: 2, pipeline-model-parallel size: 1\n"
+             "GPU 0: NVIDIA H100 80GB HBM3 (compute capability 9.0)\n";
+    }
+    out << " [2026-11-30 06:4" << block % 10 << ":0" << block % 10 << "] iteration      " << block
+        << "/     100 | consumed samples: 10 | lm loss: 2.5E+00 |\n";
+    out << "[Rank " << rank << "] (after " << block << " iterations) memory (MB) | allocated: 1.0 | max allocated: "
+        << 70000 + block << ".5 | reserved: 2.0 | max reserved: 76800.00\n";
+    if (block % 5 == 1) out << "progress 10%\rprogress 50%\r" << p << "[W1130 06:40:2" << block % 10 << ".1 x.cpp:1] warn\n";
+    if (block % 7 == 2) out << p << std::string(" text with a NUL\0 inside: srun: error:\0node1\n", 46);
+    if (block % 9 == 3) out << std::string(400 + block * 300, 'x') << " Traceback (most recent call last):\n";
+    if (block % 6 == 4) out << p << " \x1b[31mTrace\x1b[0mback (most recent call last):\n";
+    if (block % 10 == 5) {
+      out << p << " Traceback (most recent call last):\n";
+      for (int i = 0; i < 8; ++i)
+        out << "node009:1:1 [1] NCCL INFO interleaved " << i << "\n"
+            << p << "   File \"/ws/m.py\", line " << 10 + i << ", in f" << i << "\n"
+            << p << "     x = y" << i << "\n";
+      out << p << " torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+    }
+    if (block == 37) {
+      out << "[rank3]:[E1130 06:57:11.797384169 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught "
+             "collective operation timeout: WorkNCCL(SeqNum=1133, OpType=ALLREDUCE) ran for 602361 "
+             "milliseconds before timing out.\n"
+          << "node003:1:1 [3] NCCL WARN Cuda failure 'out of memory'\n"
+          << "E1130 06:57:12.053000 1606812 torch/distributed/elastic/multiprocessing/api.py] failed "
+             "(exitcode: 1) local_rank: 1 (pid: 2002223) of binary: /usr/bin/python3\n"
+          << "Failures:\n"
+             "[1]:\n"
+             "  time      : 2026-11-30_06:57:12\n"
+             "  host      : node053.cluster.local\n"
+             "  rank      : 3 (local_rank: 1)\n"
+             "  exitcode  : 1 (pid: 2002223)\n"
+             "  error_file: <N/A>\n";
+    }
+  }
+  out << "[rank0]: Traceback (most recent call last):\n[rank0]:   File \"/ws/z.py\", line 1, in <module>\n"
+         "[rank0]: ValueError: the last line has no newline";
+  return out.str();
+}
+
+}  // namespace
+
+TEST_SUITE("fast path") {
+TEST_CASE("fast path: the built-in engine is the built-in one") {
+  CHECK(std::string(repo_triggers(TriggerScanner::Engine::Builtin).engine_name()) == "builtin");
+  CHECK(repo_triggers(TriggerScanner::Engine::Builtin).literal_count() >= 50);
+}
+
+TEST_CASE("fast path: a hit names the tags of every needle that contains its literal") {
+  for (TriggerScanner::Engine engine : kEngines) {
+    DiagnosticSink diags;
+    // "WARN" stands for "NCCL WARN" and the anchor "WARNING" (kept: the shorter one).
+    const TriggerScanner scanner({{"NCCL WARN", 3}, {"WARN", 7}, {"boom", 9}, {"boom", 5}, {"\x1b", -1}},
+                                 {"WARNING", "Traceback"}, diags, engine);
+    REQUIRE(scanner.ok());
+    CHECK(diags.empty());
+    std::vector<TriggerScanner::Hit> hits;
+    scanner.scan("x NCCL WARN y\nboom at 12:00:01\nTraceback\n\x1b[0m\n", hits);
+    std::string seen;
+    for (const TriggerScanner::Hit& h : hits) {
+      seen += std::to_string(h.end) + (h.needle ? "n" : "a");
+      if (h.literal == TriggerScanner::kStamp) seen += "@stamp";
+      for (int tag : scanner.needle_tags(h.literal)) {
+        seen += ',';
+        seen += std::to_string(tag);
+      }
+      seen += " ";
+    }
+    CAPTURE(engine == TriggerScanner::Engine::Best);
+    CHECK(seen == "10n,3,7 17n,5,9 29a@stamp 39a 41n ");
+  }
+}
+
+TEST_CASE("fast path: a cached trigger search finds what a compiled one finds; a damaged entry is replaced") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("megatriage-trigger-cache-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const RunCache cache(dir.string());
+  const std::string text = generated_log();
+  auto hits_of = [&](const TriggerScanner& scanner) {
+    std::vector<TriggerScanner::Hit> hits;
+    scanner.scan(text, hits);
+    std::string out;
+    for (const auto& h : hits) out += std::to_string(h.end) + ":" + std::to_string(h.literal) + (h.needle ? "n " : "a ");
+    return out;
+  };
+  DiagnosticSink diags;
+  auto compiled = make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Best, &cache);
+  REQUIRE(compiled != nullptr);
+  CHECK_FALSE(compiled->from_cache());
+  const std::string expected = hits_of(*compiled);
+  CHECK(expected == hits_of(repo_triggers()));
+  if (std::string(compiled->engine_name()) == "vectorscan") {
+    auto loaded = make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Best, &cache);
+    REQUIRE(loaded != nullptr);
+    CHECK(loaded->from_cache());
+    CHECK(hits_of(*loaded) == expected);
+    // Damage the entry: the search is compiled again and the entry rewritten.
+    std::size_t entries = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().filename().string().rfind("triggers-", 0) != 0) continue;
+      ++entries;
+      std::ofstream(e.path(), std::ios::trunc) << "not a database";
+    }
+    CHECK(entries == 1);
+    auto recompiled = make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Best, &cache);
+    REQUIRE(recompiled != nullptr);
+    CHECK_FALSE(recompiled->from_cache());
+    CHECK(hits_of(*recompiled) == expected);
+    auto reloaded = make_trigger_scanner(repo_matcher(), diags, TriggerScanner::Engine::Best, &cache);
+    CHECK(reloaded->from_cache());
+  }
+  CHECK(diags.empty());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("fast path: watched texts are told by the literals found inside them") {
+  for (TriggerScanner::Engine engine : kEngines) {
+    DiagnosticSink diags;
+    // "WARN" is kept for "NCCL WARN" and "WARNING"; "Tesla " and ESC are literals of their own.
+    TriggerScanner scanner({{"NCCL WARN", 3}, {"\x1b", -1}}, {"WARNING", "Tesla "}, diags, engine);
+    REQUIRE(scanner.ok());
+    CHECK(scanner.uncertain_watches() == 0xff);  // nothing watched yet: nothing ruled out
+    CHECK(scanner.watch_bits(0) == 0xff);
+    scanner.watch({"\x1b", "Tesla ", "NCCL WARN here", "absent text"});
+    CHECK(scanner.uncertain_watches() == 8);  // nothing lies inside "absent text"
+    std::vector<TriggerScanner::Hit> hits;
+    scanner.scan("a Tesla V100\nx NCCL WARN y\n\x1b[0m\nplain 12:00:01\n", hits);
+    std::string seen;
+    for (const TriggerScanner::Hit& h : hits) seen += std::to_string(h.end) + ":" + std::to_string(scanner.watch_bits(h.literal)) + " ";
+    CAPTURE(engine == TriggerScanner::Engine::Best);
+    // Tesla: bit 2 (and the uncertain 8); WARN: bit 4 (inside "NCCL WARN here"); ESC: bit 1;
+    // the stamp: only the uncertain bit.
+    CHECK(seen == "7:10 23:12 27:9 45:8 ");
+  }
+}
+
+TEST_CASE("fast path: a generated log gives the same result for every buffer size") {
+  std::string text = generated_log();
+  REQUIRE(text.size() > 100000);
+  check_same_for_every_buffer(text, "generated");
+  // The generated log does exercise the extractors (else the comparison proves little).
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  std::string sig = analyze(text, fast);
+  CHECK(sig.find("fact micro_batch_size=4") != std::string::npos);
+  CHECK(sig.find("fact world_size=4") != std::string::npos);
+  CHECK(sig.find("fact master_addr=node000") != std::string::npos);
+  CHECK(sig.find("fact gpu_model=H100") != std::string::npos);
+  CHECK(sig.find("OutOfMemoryError") != std::string::npos);
+  CHECK(sig.find("child 3 1 node053") != std::string::npos);
+  CHECK(sig.find("host node000 text node003:1:1 [3] NCCL WARN") != std::string::npos);  // from Bootstrap
+  CHECK(sig.find("diag split.nul-bytes") != std::string::npos);
+  CHECK(sig.find("diag split.line-too-long") == std::string::npos);  // 64 KiB lines: none
+}
+
+TEST_CASE("fast path: one file searched in parallel chunks gives the same result for any chunk size") {
+  namespace fs = std::filesystem;
+  const std::string text = generated_log();
+  fs::path path = fs::temp_directory_path() / ("megatriage-chunks-" + std::to_string(::getpid()) + ".log");
+  { std::ofstream(path, std::ios::binary) << text; }
+  SourceFile file;
+  file.path = file.display_path = path.string();
+  file.size_bytes = text.size();
+  for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
+    AnalyzeOptions every_line;
+    every_line.split.max_line_bytes = max_line;
+    every_line.split.buffer_bytes = std::max<std::size_t>(max_line + 2, 1 << 16);
+    const std::string expected = signature(analyze_file(file, repo_matcher(), every_line));
+    for (std::size_t chunk : {std::size_t{97}, std::size_t{301}, std::size_t{4096}, std::size_t{65537}}) {
+      for (unsigned helpers : {1u, 3u}) {
+        AnalyzeOptions chunked = every_line;
+        chunked.triggers = &repo_triggers();
+        chunked.chunk_bytes = chunk;
+        chunked.chunk_helpers = helpers;
+        INFO("max line " << max_line << ", chunk " << chunk << ", helpers " << helpers);
+        CHECK(signature(analyze_file(file, repo_matcher(), chunked)) == expected);
+      }
+    }
+  }
+  fs::remove(path);
+}
+
+TEST_CASE("fast path: fuzz findings (first byte: fuzz_file's mode) stay equal") {
+  // fuzz_file-finish-order: tracebacks still open at the end of the file were finished in hash
+  // map order, which depends on the streams created, and the fast path creates fewer.
+  namespace fs = std::filesystem;
+  int inputs = 0;
+  for (const auto& entry : fs::directory_iterator(MEGATRIAGE_SOURCE_REGRESS_DIR)) {
+    if (entry.path().filename().string().rfind("fuzz_file-", 0) != 0) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(bytes.size() > 1);
+    check_same_for_every_buffer(bytes.substr(1), entry.path().filename().string());
+    ++inputs;
+  }
+  CHECK(inputs >= 1);
+}
+
+TEST_CASE("fast path: streams of huge ranks and task ids keep their own keys") {
+  // Review finding: 21-bit key fields made rank 2097151 the "no rank" stream, and which line
+  // created that stream then differed between the two paths.
+  check_same_for_every_buffer("[rank2097151]: hello world\nnode01:1:1 [0] NCCL WARN Cuda failure 'out of memory'\n"
+                              "[rank9999999]: x\n999999: [default999999]:[rank9999998]: Traceback (most recent call last):\n"
+                              "999999: [default999999]:[rank9999998]: ValueError: v\n",
+                              "huge ranks");
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  CHECK(analyze("[rank2097151]: hello world\nnode01:1:1 [0] NCCL WARN Cuda failure 'out of memory'\n", fast)
+            .find("rank -1 local -1 task -1 host node01 text node01:1:1") != std::string::npos);
+}
+
+TEST_CASE("fast path: every fixture log gives the same result as examining every line") {
+  namespace fs = std::filesystem;
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(MEGATRIAGE_SOURCE_FIXTURES_DIR)) {
+    if (!fs::is_directory(entry.path() / "logs")) continue;
+    DiagnosticSink diags;
+    for (const SourceFile& file : discover_sources({(entry.path() / "logs").string()}, {}, diags)) {
+      AnalyzeOptions every_line, fast;
+      const std::string expected = signature(analyze_file(file, repo_matcher(), every_line));
+      for (std::size_t buffer : {std::size_t{65538}, std::size_t{100003}, std::size_t{1} << 20}) {
+        for (auto engine : kEngines) {
+          fast.split.buffer_bytes = buffer;
+          fast.triggers = &repo_triggers(engine);
+          INFO(file.path << ", buffer " << buffer << ", " << fast.triggers->engine_name());
+          CHECK(signature(analyze_file(file, repo_matcher(), fast)) == expected);
+        }
+      }
+      ++files;
+    }
+  }
+  CHECK(files >= 30);
+}
+}
+
+TEST_CASE("fast path: a stamp is read only where the search saw HH:MM:SS, or behind an escape") {
+  // Triggered lines whose stamp the trigger search cannot see as HH:MM:SS (split by an escape)
+  // still give it to their event; lines with a needle but no stamp get none, and inherit.
+  const std::string text =
+      "[rank0]:[E1130 06:51:20.100 ProcessGroupNCCL.cpp:1] early line\n"
+      "[rank0]:[E1130 06:\x1b[0m51:25.554 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+      "timeout: WorkNCCL(SeqNum=53, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600003 "
+      "milliseconds before timing out.\n"
+      "[rank0]: Some NCCL operations have failed or timed out.\n";
+  check_same_for_every_buffer(text, "stamp behind an escape");
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  const std::string got = analyze(text, fast);
+  CHECK(got.find("06:51:25") != std::string::npos);
+}
