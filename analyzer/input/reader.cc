@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/unique_fd.h"
+#include "input/zstd_frames.h"
 
 namespace megatriage {
 
@@ -182,132 +183,6 @@ class MemorySource final : public ByteSource {
   std::size_t pos_ = 0;
 };
 
-// ---- zstd frame tracking ----
-
-// Boost's zstd_decompressor reports a clean end when the input stops inside a frame, so a
-// truncated .zst would pass silently. This walks the frame layout (RFC 8878: magic, header,
-// block headers with sizes, optional checksum; skippable frames) over the compressed bytes as
-// they go by, without decoding, to tell whether the input ended on a frame boundary.
-class ZstdFrameTracker {
- public:
-  /// Follows the layout over `n` bytes at `p`; returns how many it took, stopping early right
-  /// after the end of a frame.
-  std::size_t feed(const unsigned char* p, std::size_t n) {
-    const std::size_t start = n;
-    while (n > 0 && !lost_) {
-      if (skip_ > 0) {
-        std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(skip_, n));
-        skip_ -= k;
-        p += k;
-        n -= k;
-        if (skip_ == 0) after_skip();
-      } else {
-        acc_[have_++] = *p++;
-        --n;
-        if (have_ == need_) on_field();
-      }
-      if (frame_done_) {
-        frame_done_ = false;
-        break;
-      }
-    }
-    return lost_ ? start : start - n;
-  }
-
-  /// True when the bytes seen so far end exactly between frames (or the layout was not
-  /// understood, in which case the decoder's own errors are trusted).
-  bool at_boundary() const { return lost_ || (state_ == State::Magic && have_ == 0 && skip_ == 0); }
-
- private:
-  enum class State { Magic, SkipSize, Descriptor, BlockHeader };
-  enum class After { Magic, Header, Block, Checksum };
-
-  std::uint32_t le(std::size_t bytes) const {
-    std::uint32_t v = 0;
-    for (std::size_t i = bytes; i-- > 0;) v = (v << 8) | acc_[i];
-    return v;
-  }
-
-  void expect(State s, std::size_t bytes) {
-    frame_done_ = s == State::Magic;
-    state_ = s;
-    need_ = bytes;
-    have_ = 0;
-  }
-
-  void skip(std::uint64_t bytes, After then) {
-    have_ = 0;
-    after_ = then;
-    skip_ = bytes;
-    if (skip_ == 0) after_skip();
-  }
-
-  void after_skip() {
-    switch (after_) {
-      case After::Magic: expect(State::Magic, 4); break;
-      case After::Header: expect(State::BlockHeader, 3); break;
-      case After::Block:
-        if (!last_block_) {
-          expect(State::BlockHeader, 3);
-        } else if (checksum_) {
-          skip(4, After::Magic);
-        } else {
-          expect(State::Magic, 4);
-        }
-        break;
-      case After::Checksum: expect(State::Magic, 4); break;
-    }
-  }
-
-  void on_field() {
-    switch (state_) {
-      case State::Magic: {
-        std::uint32_t magic = le(4);
-        if (magic == 0xFD2FB528u) {
-          expect(State::Descriptor, 1);
-        } else if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
-          expect(State::SkipSize, 4);
-        } else {
-          lost_ = true;
-        }
-        break;
-      }
-      case State::SkipSize: skip(le(4), After::Magic); break;
-      case State::Descriptor: {
-        unsigned d = acc_[0];
-        unsigned fcs_flag = d >> 6;
-        bool single_segment = (d >> 5) & 1;
-        checksum_ = (d >> 2) & 1;
-        static constexpr unsigned kDictBytes[] = {0, 1, 2, 4};
-        static constexpr unsigned kFcsBytes[] = {0, 2, 4, 8};
-        std::uint64_t rest = (single_segment ? 0 : 1) + kDictBytes[d & 3] +
-                             (fcs_flag == 0 ? (single_segment ? 1 : 0) : kFcsBytes[fcs_flag]);
-        skip(rest, After::Header);
-        break;
-      }
-      case State::BlockHeader: {
-        std::uint32_t h = le(3);
-        last_block_ = h & 1;
-        unsigned type = (h >> 1) & 3;
-        std::uint32_t size = h >> 3;
-        if (type == 3) {
-          lost_ = true;
-          break;
-        }
-        skip(type == 1 ? 1 : size, After::Block);
-        break;
-      }
-    }
-  }
-
-  State state_ = State::Magic;
-  After after_ = After::Magic;
-  unsigned char acc_[4] = {};
-  std::size_t need_ = 4, have_ = 0;
-  std::uint64_t skip_ = 0;
-  bool checksum_ = false, last_block_ = false, lost_ = false, frame_done_ = false;
-};
-
 // ---- decompressing sources ----
 
 // The compressed bytes, as a Boost.Iostreams Source device: owned bytes, then a file descriptor
@@ -316,10 +191,11 @@ class ZstdFrameTracker {
 // Boost's decompressors drop whatever a read() call decoded when that call ends in an
 // exception. So the device answers "would block" (0) once after every block it delivers, which
 // makes the decoder return its output before it looks at more input: a failure then costs at
-// most the text of the one block it failed in. For zstd, blocks are also cut at frame ends, so
-// a damaged frame never costs the frames before it. At the end of the input the device keeps
-// answering "would block" until the owner allows EOF (-1): a truncated stream throws exactly
-// when told about EOF, and by then everything decodable has been handed over.
+// most the text of the one block it failed in. For zstd, blocks are also cut at frame ends
+// (ZstdFrameTracker, zstd_frames.h), so a damaged frame never costs the frames before it. At
+// the end of the input the device keeps answering "would block" until the owner allows EOF
+// (-1): a truncated stream throws exactly when told about EOF, and by then everything
+// decodable has been handed over.
 //
 // Single-byte reads never get "would block": gzip_decompressor reads the byte after a member's
 // footer with get() and would push back a bogus byte; it holds no decoded output there.
