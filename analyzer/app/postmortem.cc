@@ -24,6 +24,7 @@
 #include "app/triage.h"
 #include "base/run_cache.h"
 #include "render/render.h"
+#include "slurm/slurm_commands.h"
 
 namespace megatriage {
 namespace {
@@ -279,131 +280,116 @@ void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
   report.verdict = report.root_cause ? "failure" : "no_failure";
 }
 
-int run_postmortem(const PostmortemOptions& options, std::string& out, std::string& err) {
-  std::string job_arg = options.job_id;
-  bool from_env = false;
-  if (job_arg.empty()) {
-    job_arg = env("SLURM_JOB_ID");
-    from_env = true;
+// ---- run_postmortem, step by step ----
+
+namespace {
+
+struct JobArgument {
+  std::string id;         // as given: 123, or 123_4 for an array task
+  bool from_env = false;  // this job's own epilog: its environment describes the job
+};
+
+// The job to ask about: the argument, else SLURM_JOB_ID. nullopt (and a message) on a usage
+// error.
+std::optional<JobArgument> find_job_argument(const PostmortemOptions& options, std::string& err) {
+  JobArgument arg{options.job_id, false};
+  if (arg.id.empty()) {
+    arg.id = env("SLURM_JOB_ID");
+    arg.from_env = true;
   } else {
-    from_env = job_arg == env("SLURM_JOB_ID") && !env("SLURM_SCRIPT_CONTEXT").empty();
+    arg.from_env = arg.id == env("SLURM_JOB_ID") && !env("SLURM_SCRIPT_CONTEXT").empty();
   }
-  if (job_arg.empty()) {
+  if (arg.id.empty()) {
     err += "megatriage postmortem: no JOBID given and SLURM_JOB_ID is not set\n";
-    return kExitUsage;
+    return std::nullopt;
   }
-  SlurmJobId id = parse_job_id(job_arg);
+  SlurmJobId id = parse_job_id(arg.id);
   if (id.heterogeneous) {
-    err += "megatriage postmortem: " + job_arg +
+    err += "megatriage postmortem: " + arg.id +
            " is a component of a heterogeneous job; heterogeneous jobs are not supported "
            "(run megatriage on the logs of the component instead)\n";
-    return kExitUsage;
+    return std::nullopt;
   }
   if (!id.valid) {
-    err += "megatriage postmortem: '" + job_arg + "' is not a job id (123, or 123_4 for an array task)\n";
-    return kExitUsage;
+    err += "megatriage postmortem: '" + arg.id + "' is not a job id (123, or 123_4 for an array task)\n";
+    return std::nullopt;
   }
+  return arg;
+}
 
-  // Ask SLURM. sacct lags right after the end (PENDING, a short NodeList): re-query for up to
-  // ~10 s while scontrol says the job is over (or no longer knows it) but sacct disagrees.
-  std::map<std::string, std::string> sc;
-  std::optional<SlurmJobInfo> job;
-  bool sacct_ran = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  // Steps can take KillWait (30 s by default) to die after a time limit or scancel.
-  auto steps_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(45);
-  for (int attempt = 0;; ++attempt) {
-    CommandResult s = run_command({"scontrol", "show", "job", job_arg});
-    if (s.started && s.status == 0) sc = parse_scontrol_show_job(s.out);
-    CommandResult a = run_command({"sacct", "-j", job_arg, "--parsable2", std::string("--format=") + kSacctFormat});
-    sacct_ran = sacct_ran || a.started;
-    job.reset();
-    if (a.started && a.status == 0) job = slurm_job_from_sacct(parse_sacct_parsable(a.out), job_arg);
-    if (job) {
-      // Heterogeneous jobs show up as 123+0, 123+1 rows even when asked for 123.
-      if (job->job_id.find('+') != std::string::npos) {
-        err += "megatriage postmortem: job " + job_arg + " is heterogeneous; not supported\n";
-        return kExitUsage;
-      }
-    }
-    std::string sc_state = sc.count("JobState") ? sc["JobState"] : "";
-    bool sc_over = sc_state.empty() || is_final_state(sc_state) || sc_state == "COMPLETING";
-    bool retry = false, steps_running = false;
-    if (!job) retry = !sc.empty();
-    else if (!is_final_state(job->state)) retry = sc_over;
-    else if (sc.count("NodeList") && hostlist_count(sc["NodeList"]) > hostlist_count(job->node_list)) retry = true;
-    if (job && is_final_state(job->state) && sc_over) {
-      // EpilogSlurmctld starts as soon as the controller decides (TIMEOUT, scancel), before
-      // slurmstepd has killed the steps and written its last lines: wait for the step rows.
-      // The extern step only ends after every epilog.
-      for (const auto& st : job->steps)
-        if (!is_final_state(st.state) && !st.id.ends_with(".extern"))
-          steps_running = true;
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (steps_running && now < steps_deadline) retry = true;
-    if (!retry || (now >= deadline && !steps_running) || now >= steps_deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 4 ? 250 : 500));
-  }
-  if (!sacct_ran) {
-    err += "megatriage postmortem: cannot run sacct (is SLURM installed and on PATH?)\n";
-    return kExitUsage;
-  }
-  if (!job) {
-    err += "megatriage postmortem: job " + job_arg + " not found (sacct and scontrol do not know it)\n";
-    return kExitUsage;
-  }
-  merge_scontrol(*job, sc);
+// Adds what SLURM's commands did not say: scontrol's fields, then (in the job's own epilog)
+// EpilogSlurmctld's environment, then the owner's primary group.
+void complete_job_info(SlurmJobInfo& job, const std::map<std::string, std::string>& scontrol,
+                       bool from_env) {
+  merge_scontrol(job, scontrol);
   if (from_env) {
-    // EpilogSlurmctld's environment: patterns, not expanded paths (expanded below).
-    if (job->std_out.empty()) job->std_out = env("SLURM_JOB_STDOUT");
-    if (job->std_err.empty()) job->std_err = env("SLURM_JOB_STDERR");
-    if (job->work_dir.empty()) job->work_dir = env("SLURM_JOB_WORK_DIR");
-    if (job->user.empty()) job->user = env("SLURM_JOB_USER");
-    if (job->uid < 0 && !env("SLURM_JOB_UID").empty()) job->uid = std::atol(env("SLURM_JOB_UID").c_str());
-    if (job->gid < 0 && !env("SLURM_JOB_GID").empty()) job->gid = std::atol(env("SLURM_JOB_GID").c_str());
+    // EpilogSlurmctld's environment: patterns, not expanded paths (expanded later).
+    if (job.std_out.empty()) job.std_out = env("SLURM_JOB_STDOUT");
+    if (job.std_err.empty()) job.std_err = env("SLURM_JOB_STDERR");
+    if (job.work_dir.empty()) job.work_dir = env("SLURM_JOB_WORK_DIR");
+    if (job.user.empty()) job.user = env("SLURM_JOB_USER");
+    if (job.uid < 0 && !env("SLURM_JOB_UID").empty()) job.uid = std::atol(env("SLURM_JOB_UID").c_str());
+    if (job.gid < 0 && !env("SLURM_JOB_GID").empty()) job.gid = std::atol(env("SLURM_JOB_GID").c_str());
   }
-  if (job->uid >= 0 && job->gid < 0) {
-    if (passwd* pw = getpwuid(static_cast<uid_t>(job->uid))) job->gid = static_cast<long>(pw->pw_gid);
+  if (job.uid >= 0 && job.gid < 0) {
+    if (passwd* pw = getpwuid(static_cast<uid_t>(job.uid))) job.gid = static_cast<long>(pw->pw_gid);
   }
+}
 
-  PatternContext ctx{job->job_id_raw, job->array_job_id, job->array_task_id, job->name, job->user,
-                     hostlist_first(job->node_list)};
-  std::vector<std::string> named;  // the job's own stdout/stderr paths, stderr first
+// The job's own stdout/stderr paths, stderr first: as SLURM gives them; else, unless `ask_script`
+// is false, from the batch script's #SBATCH --output/--error or SLURM's default names.
+std::vector<std::string> named_log_paths(SlurmCommands& slurm, const SlurmJobInfo& job,
+                                         const std::string& job_arg, bool ask_script) {
+  PatternContext ctx{job.job_id_raw, job.array_job_id, job.array_task_id, job.name, job.user,
+                     hostlist_first(job.node_list)};
+  std::vector<std::string> named;
   auto add_named = [&](const std::string& p, bool expanded) {
     if (p.empty()) return;
-    std::string path = expanded ? p : expand_slurm_pattern(p, ctx, job->work_dir);
+    std::string path = expanded ? p : expand_slurm_pattern(p, ctx, job.work_dir);
     if (path == "/dev/null" || std::find(named.begin(), named.end(), path) != named.end()) return;
     named.push_back(path);
   };
-  add_named(job->std_err, job->std_paths_expanded);
-  add_named(job->std_out, job->std_paths_expanded);
-  std::vector<std::string> from_script;
-  if (named.empty() && options.logs_dir.empty()) {
-    CommandResult b = run_command({"sacct", "-j", job_arg, "--batch-script"});
-    OutputPatterns p = output_patterns(b.started && b.status == 0 ? b.out : "", job->submit_line);
-    std::string output = p.output.empty() ? (job->array_job_id.empty() ? "slurm-%j.out" : "slurm-%A_%a.out")
+  add_named(job.std_err, job.std_paths_expanded);
+  add_named(job.std_out, job.std_paths_expanded);
+  if (named.empty() && ask_script) {
+    CommandResult b = slurm.batch_script(job_arg);
+    OutputPatterns p = output_patterns(b.started && b.status == 0 ? b.out : "", job.submit_line);
+    std::string output = p.output.empty() ? (job.array_job_id.empty() ? "slurm-%j.out" : "slurm-%A_%a.out")
                                           : p.output;
     add_named(p.error.empty() ? output : p.error, false);
     add_named(output, false);
   }
+  return named;
+}
 
-  // From here on logs are read: as the job's owner, never as root.
-  if (geteuid() == 0 && job->uid != 0) {
-    std::string why;
-    if (job->uid < 0) {
-      err += "megatriage postmortem: running as root and the owner of job " + job_arg +
-             " is unknown; refusing to read its logs as root\n";
-      return kExitUsage;
-    }
-    if (!drop_privileges(*job, why)) {
-      err += "megatriage postmortem: " + why + "; refusing to read logs as root\n";
-      return kExitUsage;
-    }
+// From here on logs are read: as the job's owner, never as root. False (and a message) when
+// running as root and that cannot be done.
+bool become_job_owner(const SlurmJobInfo& job, const std::string& job_arg, std::string& err) {
+  if (geteuid() != 0 || job.uid == 0) return true;
+  if (job.uid < 0) {
+    err += "megatriage postmortem: running as root and the owner of job " + job_arg +
+           " is unknown; refusing to read its logs as root\n";
+    return false;
   }
+  std::string why;
+  if (!drop_privileges(job, why)) {
+    err += "megatriage postmortem: " + why + "; refusing to read logs as root\n";
+    return false;
+  }
+  return true;
+}
 
+struct JobLogs {
+  std::vector<std::string> paths;  // sorted
+  std::string report_dir;          // empty when no log was found and none was asked for
+};
+
+// The files to triage and where the report goes: `--logs` (a directory's entries or one file),
+// else the named logs that exist, their per-task siblings, and as a last resort files under
+// WorkDir that name the job.
+JobLogs find_job_logs(const PostmortemOptions& options, const std::vector<std::string>& named,
+                      const SlurmJobInfo& job) {
   std::set<std::string> files;
-  std::vector<std::string> paths;
   std::string report_dir = options.report_dir;
   if (!options.logs_dir.empty()) {
     std::error_code ec;
@@ -438,20 +424,24 @@ int run_postmortem(const PostmortemOptions& options, std::string& out, std::stri
       if (report_dir.empty()) report_dir = dir_of(n);
     }
     // Per-task files (srun --output=%x-%j-%t.err) beside the job's own logs.
-    for (const auto& d : dirs) add_siblings(d, job->job_id_raw, files);
-    if (files.empty() && !job->work_dir.empty()) {
-      scan_work_dir(job->work_dir, job->job_id_raw, files);
-      if (!job->array_job_id.empty()) {
+    for (const auto& d : dirs) add_siblings(d, job.job_id_raw, files);
+    if (files.empty() && !job.work_dir.empty()) {
+      scan_work_dir(job.work_dir, job.job_id_raw, files);
+      if (!job.array_job_id.empty()) {
         std::set<std::string> arr;
-        scan_work_dir(job->work_dir, job->array_job_id, arr);
+        scan_work_dir(job.work_dir, job.array_job_id, arr);
         for (const auto& f : arr)
-          if (name_mentions_job(fs::path(f).filename().string(), job->array_task_id)) files.insert(f);
+          if (name_mentions_job(fs::path(f).filename().string(), job.array_task_id)) files.insert(f);
       }
       if (report_dir.empty() && !files.empty()) report_dir = dir_of(*files.begin());
     }
   }
-  paths.assign(files.begin(), files.end());
+  return {std::vector<std::string>(files.begin(), files.end()), std::move(report_dir)};
+}
 
+// Runs the triage pipeline on `paths` and lets SLURM's facts decide what the logs cannot.
+Report triage_job(const PostmortemOptions& options, const std::vector<std::string>& paths,
+                  const SlurmJobInfo& job) {
   TriageOptions topts;
   topts.paths = paths;
   topts.cache = &RunCache::from_environment();
@@ -467,26 +457,116 @@ int run_postmortem(const PostmortemOptions& options, std::string& out, std::stri
     report.verdict = "no_failure";
     report.ordering = "no logs found";
     report.diagnostics.push_back({Severity::Warning, "postmortem.no-logs",
-                                  "no log of job " + job->job_id + " was found (StdOut/StdErr, batch script, "
+                                  "no log of job " + job.job_id + " was found (StdOut/StdErr, batch script, "
                                   "files under WorkDir naming the job)",
                                   "", 0, "pass --logs DIR", 1});
   }
-  apply_slurm_facts(report, *job);
+  apply_slurm_facts(report, job);
+  return report;
+}
 
+// Renders `report` to `out` and writes megatriage-<jobid>.json into `report_dir`.
+void write_report(const PostmortemOptions& options, const Report& report, const SlurmJobInfo& job,
+                  const std::string& report_dir, std::string& out, std::string& err) {
   std::string json = render_json(report);
   std::string rendered = options.format == "json" ? json : render_text(report, TextStyle{options.color, 100});
   out += rendered;
   if (report_dir.empty()) {
     err += "megatriage postmortem: no directory for the report (no log found); use --report-dir\n";
-  } else {
-    std::string why;
-    std::string name = "megatriage-" + job->job_id + ".json";
-    if (write_atomically(report_dir, name, json, why)) {
-      if (options.format == "text") out += "Report: " + report_dir + "/" + name + "\n";
-    } else {
-      err += "megatriage postmortem: " + why + "\n";
-    }
+    return;
   }
+  std::string why;
+  std::string name = "megatriage-" + job.job_id + ".json";
+  if (write_atomically(report_dir, name, json, why)) {
+    if (options.format == "text") out += "Report: " + report_dir + "/" + name + "\n";
+  } else {
+    err += "megatriage postmortem: " + why + "\n";
+  }
+}
+
+}  // namespace
+
+SlurmAnswer wait_for_final_state(SlurmCommands& slurm, const std::string& job_id) {
+  // sacct lags right after the end (PENDING, a short NodeList): re-query for up to ~10 s while
+  // scontrol says the job is over (or no longer knows it) but sacct disagrees.
+  SlurmAnswer answer;
+  const auto start = slurm.now();
+  const auto deadline = start + kSacctSettleWait;
+  // Steps can take KillWait (30 s by default) to die after a time limit or scancel.
+  const auto steps_deadline = start + kStepsEndWait;
+  for (int attempt = 0;; ++attempt) {
+    ++answer.queries;
+    CommandResult s = slurm.show_job(job_id);
+    if (s.started && s.status == 0) answer.scontrol = parse_scontrol_show_job(s.out);
+    CommandResult a = slurm.sacct(job_id, kSacctFormat);
+    answer.sacct_ran = answer.sacct_ran || a.started;
+    answer.job.reset();
+    if (a.started && a.status == 0) answer.job = slurm_job_from_sacct(parse_sacct_parsable(a.out), job_id);
+    // Heterogeneous jobs show up as 123+0, 123+1 rows even when asked for 123.
+    if (answer.job && answer.job->job_id.find('+') != std::string::npos) {
+      answer.heterogeneous = true;
+      return answer;
+    }
+    const std::map<std::string, std::string>& sc = answer.scontrol;
+    const std::optional<SlurmJobInfo>& job = answer.job;
+    auto field = [&sc](const char* key) {
+      auto it = sc.find(key);
+      return it == sc.end() ? std::string() : it->second;
+    };
+    std::string sc_state = field("JobState");
+    bool sc_over = sc_state.empty() || is_final_state(sc_state) || sc_state == "COMPLETING";
+    bool retry = false, steps_running = false;
+    if (!job) retry = !sc.empty();
+    else if (!is_final_state(job->state)) retry = sc_over;
+    else if (sc.count("NodeList") && hostlist_count(field("NodeList")) > hostlist_count(job->node_list)) retry = true;
+    if (job && is_final_state(job->state) && sc_over) {
+      // EpilogSlurmctld starts as soon as the controller decides (TIMEOUT, scancel), before
+      // slurmstepd has killed the steps and written its last lines: wait for the step rows.
+      // The extern step only ends after every epilog.
+      for (const auto& st : job->steps)
+        if (!is_final_state(st.state) && !st.id.ends_with(".extern"))
+          steps_running = true;
+    }
+    auto now = slurm.now();
+    if (steps_running && now < steps_deadline) retry = true;
+    if (!retry || (now >= deadline && !steps_running) || now >= steps_deadline) break;
+    slurm.sleep_for(std::chrono::milliseconds(attempt < 4 ? 250 : 500));
+  }
+  return answer;
+}
+
+int run_postmortem(const PostmortemOptions& options, std::string& out, std::string& err) {
+  SystemSlurmCommands slurm;
+  return run_postmortem(options, slurm, out, err);
+}
+
+int run_postmortem(const PostmortemOptions& options, SlurmCommands& slurm, std::string& out,
+                   std::string& err) {
+  std::optional<JobArgument> arg = find_job_argument(options, err);
+  if (!arg) return kExitUsage;
+  const std::string& job_arg = arg->id;
+
+  SlurmAnswer answer = wait_for_final_state(slurm, job_arg);
+  if (answer.heterogeneous) {
+    err += "megatriage postmortem: job " + job_arg + " is heterogeneous; not supported\n";
+    return kExitUsage;
+  }
+  if (!answer.sacct_ran) {
+    err += "megatriage postmortem: cannot run sacct (is SLURM installed and on PATH?)\n";
+    return kExitUsage;
+  }
+  if (!answer.job) {
+    err += "megatriage postmortem: job " + job_arg + " not found (sacct and scontrol do not know it)\n";
+    return kExitUsage;
+  }
+  SlurmJobInfo& job = *answer.job;
+  complete_job_info(job, answer.scontrol, arg->from_env);
+
+  std::vector<std::string> named = named_log_paths(slurm, job, job_arg, options.logs_dir.empty());
+  if (!become_job_owner(job, job_arg, err)) return kExitUsage;
+  JobLogs logs = find_job_logs(options, named, job);
+  Report report = triage_job(options, logs.paths, job);
+  write_report(options, report, job, logs.report_dir, out, err);
   return report.root_cause ? kExitFailure : kExitNoFailure;
 }
 

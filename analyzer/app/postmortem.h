@@ -4,6 +4,9 @@
 // the logs cannot. Writes megatriage-<jobid>.json atomically. Does not change the triage stages.
 #pragma once
 
+#include <chrono>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,9 +24,39 @@ struct PostmortemOptions {
   bool color = false;
 };
 
+class SlurmCommands;
+
 /// Runs the command. Returns the exit code (0 no failure, 1 failure, 2 usage / job not found);
-/// `out` gets the report for stdout, `err` messages for stderr.
+/// `out` gets the report for stdout, `err` messages for stderr. Asks the real SLURM commands.
 int run_postmortem(const PostmortemOptions& options, std::string& out, std::string& err);
+
+/// The same, asking `slurm`. Its steps, in order: find the job argument, wait for a final
+/// state (wait_for_final_state), complete the job's facts, name its logs, drop to the job's
+/// owner when root, find the log files, triage, write the report.
+int run_postmortem(const PostmortemOptions& options, SlurmCommands& slurm, std::string& out,
+                   std::string& err);
+
+/// How long the post-mortem re-asks while sacct lags behind scontrol (PENDING or a short
+/// NodeList right after the end).
+inline constexpr std::chrono::seconds kSacctSettleWait{10};
+/// How long it waits for the job's steps to end after the job did (KillWait is 30 s by default).
+inline constexpr std::chrono::seconds kStepsEndWait{45};
+
+/// What SLURM said about a job once its accounting settled, or the waits ran out.
+struct SlurmAnswer {
+  std::optional<SlurmJobInfo> job;              ///< from sacct's last answer; none: unknown to sacct
+  std::map<std::string, std::string> scontrol;  ///< the last `scontrol show job` that succeeded
+  bool sacct_ran = false;      ///< sacct could be started at least once
+  bool heterogeneous = false;  ///< sacct answered with 123+0 rows (asking stopped there)
+  int queries = 0;             ///< rounds of scontrol + sacct
+};
+
+/// Asks scontrol and then sacct about `job_id` until they agree that the job is over: again
+/// after 250 ms (500 ms from the fifth round) while scontrol knows the job but sacct does not,
+/// sacct's state is not final but scontrol's is (or scontrol no longer knows the job), or
+/// scontrol's NodeList is longer, for at most kSacctSettleWait; and while a step other than
+/// `.extern` is still running, for at most kStepsEndWait. Waits through `slurm.sleep_for`.
+SlurmAnswer wait_for_final_state(SlurmCommands& slurm, const std::string& job_id);
 
 /// Adds `job` to `report` and adjusts the root cause where SLURM's state decides what the logs
 /// cannot (time limit, host OOM, node failure, cancellation, a failure with no cause in the logs).
