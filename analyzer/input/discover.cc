@@ -17,10 +17,10 @@
 #include <set>
 #include <string_view>
 #include <system_error>
-#include <thread>
 #include <tuple>
 #include <utility>
 
+#include "base/fork_join.h"
 #include "base/unique_fd.h"
 
 namespace megatriage {
@@ -341,11 +341,10 @@ class Walker {
     }
     merge(top);
     std::atomic<std::size_t> next{0};
-    std::mutex failed_mutex;
-    std::exception_ptr failed;  // the first exception of a helper, rethrown after the joins
-    auto worker = [&] {
+    const auto workers = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, tasks.size())));
+    run_workers(workers, [&] {
+      Local local;
       try {
-        Local local;
         for (std::size_t k = next++; k < tasks.size(); k = next++) {
           std::vector<DirTask> stack;  // subtrees left to open by path
           stack.push_back(std::move(tasks[k]));
@@ -355,25 +354,12 @@ class Walker {
             walk_subtree(local, task, -1, stack);
           }
         }
-        merge(local);
       } catch (...) {
-        std::lock_guard<std::mutex> lock(failed_mutex);
-        if (!failed) failed = std::current_exception();
-        next = tasks.size();  // the others stop too
+        next = tasks.size();  // the others stop too; run_workers rethrows after the joins
+        throw;
       }
-    };
-    std::vector<std::thread> threads;
-    threads.reserve(n);  // no reallocation below, so a failure can only be a thread not started
-    for (unsigned t = 1; t < n && t < tasks.size(); ++t) {
-      try {
-        threads.emplace_back(worker);
-      } catch (...) {
-        break;  // fewer threads: the rest share the work
-      }
-    }
-    worker();
-    for (auto& t : threads) t.join();
-    if (failed) std::rethrow_exception(failed);
+      merge(local);
+    });
   }
 
   // Lists `task` and, depth first, the directories below it, each opened relative to its
