@@ -9,18 +9,17 @@
 #include <utility>
 
 #include "base/text_util.h"
+#include "extract/child_failure_table.h"
 #include "extract/line_prefix.h"
 #include "extract/megatron_config.h"
 #include "extract/timestamp.h"
 #include "scan/chunk_scan.h"
+#include "scan/line_searcher.h"
 
 namespace megatriage {
 namespace {
 
 constexpr std::size_t kMaxEventText = 2048;
-constexpr std::size_t kPeekBytes = 4096;
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // A stream is one writer inside a file: the combination of prefixes that names it. The parsers
 // cap srun task ids and tee local ranks at 6 digits (+1 < 2^20) and ranks at 7 (+1 < 2^24), so
@@ -45,28 +44,6 @@ struct StreamState {
   int srun_task = -1, tee_local_rank = -1, rank = -1;
   bool busy = false;  // inside a traceback or an arguments dump: every line of it matters
 };
-
-int parse_int(std::string_view s) {
-  s = trim_spaces(s);
-  int v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  (void)p;
-  return ec == std::errc() ? v : -1;
-}
-
-// ChildFailedError table lines, as torchelastic formats them: two spaces, the field name
-// left-aligned in ten columns, ':' (`  rank      : 3 (local_rank: 1)`). The same strings are
-// the fast path's triggers for these lines.
-constexpr std::string_view kTimeField = "  time      :", kHostField = "  host      :",
-                           kRankField = "  rank      :", kExitcodeField = "  exitcode  :";
-constexpr std::string_view kTableFields[] = {kTimeField, kHostField, kRankField, kExitcodeField};
-constexpr std::string_view kTableHeads[] = {"Failures:", "Root Cause (first observed failure)"};
-
-bool table_field(std::string_view body, std::string_view field, std::string_view& value) {
-  if (body.size() <= field.size() || !starts_with(body, field)) return false;
-  value = trim_spaces(body.substr(field.size()));
-  return true;
-}
 
 // NCCL lines a stream's host is taken from: every rank prints some of these at init, and every
 // warning. (Not any NCCL line: the fast path would then have to visit all NCCL INFO chatter.)
@@ -111,53 +88,44 @@ constexpr std::uint8_t kWatchEscape = 1;
 const std::uint8_t kWatchGpu = static_cast<std::uint8_t>(((1U << watched_texts().size()) - 1) & ~1U);
 constexpr std::uint8_t kWatchAll = 0xff;
 
-class FileAnalyzer {
+class FileAnalyzer : public LineSink {
  public:
   FileAnalyzer(const SourceFile& file, const RuleMatcher& matcher, const AnalyzeOptions& options,
                DiagnosticSink& diags, ChunkedHits* chunked = nullptr)
       : file_(file), matcher_(matcher), options_(options), diags_(diags), chunked_(chunked) {}
 
+  /// The one-shot read: the whole of `source` through one LineSearcher.
   FileResult run(ByteSource& source) {
-    // One buffer from the first read on: a small file is read by a single read(2).
-    LineSplitter splitter(source, diags_, file_.display_path, options_.split);
-    const std::string_view head = splitter.head(kPeekBytes);
-    if (head.empty()) {
-      diags_.add(Severity::Info, "read.empty-file", "file is empty", file_.display_path);
-      return finish_result();
+    SearchOptions search;
+    search.split = options_.split;
+    search.triggers = options_.triggers;
+    search.chunked = chunked_;
+    LineSearcher searcher(source, diags_, file_.display_path, search);
+    switch (searcher.start()) {
+      case SourceStart::Empty: return finish_result();
+      case SourceStart::Binary: mark_binary(); return finish_result();
+      case SourceStart::Lines: break;
     }
-    if (looks_binary(head)) {
-      result_.binary = true;
-      diags_.add(Severity::Warning, "read.binary-file",
-                 "file looks binary (control bytes or invalid UTF-8 in its first " +
-                     std::to_string(head.size()) + " bytes); skipped",
-                 file_.display_path, 0, "core dumps and checkpoints do not belong in logs/");
-      return finish_result();
-    }
-    if (options_.triggers != nullptr && options_.triggers->ok()) {
-      scan_triggered_lines(splitter, *options_.triggers);
-    } else {
-      LineView line;
-      while (splitter.next(line)) analyze_line(line, true, true);
-      if (options_.bytes_done != nullptr && file_.compression == Compression::None)
-        options_.bytes_done->fetch_add(splitter.bytes_read(), std::memory_order_relaxed);
-    }
-    finish_streams();
-    result_.bytes = splitter.bytes_read();
-    result_.lines = splitter.lines_read();
-    return finish_result();
+    // Progress counts plain bytes only; a small file's compression is known after its first read.
+    if (file_.compression == Compression::None) searcher.count_progress(options_.bytes_done);
+    searcher.search(*this);
+    return finish_all(searcher.bytes_read(), searcher.lines_read());
   }
+
+  /// The file was found binary: it is reported, not read.
+  void mark_binary() { result_.binary = true; }
 
   /// Ends every stream (cut-off tracebacks included) and returns the result. With
   /// `keep_diagnostics` the shared sink keeps its items (snapshots).
-  FileResult finish_all(bool keep_diagnostics = false) {
+  FileResult finish_all(std::uint64_t bytes, std::uint64_t lines, bool keep_diagnostics = false) {
     finish_streams();
+    result_.bytes = bytes;
+    result_.lines = lines;
     return finish_result(keep_diagnostics);
   }
 
-  void on_line(const LineView& line) {
-    ++result_.lines;
-    result_.bytes = line.offset + line.text.size() + 1;
-    analyze_line(line, true, true);
+  void on_line(const LineView& line, const LineHit& hit) override {
+    analyze_line(line, hit.triggered, hit.needle, hit.candidates, hit.may_hold, hit.may_stamp);
   }
 
  private:
@@ -166,68 +134,6 @@ class FileAnalyzer {
   void finish_streams() {
     for (auto& [key, stream] : streams_)
       if (stream.builder.finish()) drain(stream);
-  }
-
-  // The fast path: one trigger search per buffer of complete lines, then only the lines with a
-  // hit are analysed, plus every line while some stream is busy (its traceback or arguments dump
-  // needs lines that carry no trigger). Lines cut for length or holding NULs are always
-  // analysed, so their diagnostics count the same as on the slow path.
-  void scan_triggered_lines(LineSplitter& splitter, const TriggerScanner& triggers) {
-    RawLine raw;
-    const std::uint8_t uncertain = triggers.uncertain_watches();
-    // One hit list per thread, reused from file to file: growing a new one cost ~5 allocations
-    // a file on 9,000-file jobs. (A file is analysed by one thread from start to end.)
-    thread_local std::vector<TriggerScanner::Hit> reused_hits;
-    std::vector<TriggerScanner::Hit>& hits = reused_hits;
-    hits.clear();
-    std::size_t next_hit = 0;
-    std::uint64_t hits_base = 0, scanned_end = 0;
-    for (;;) {
-      // Nothing busy: jump over the lines before the next hit (or the end of the searched text).
-      if (busy_streams_ == 0 && scanned_end > 0)
-        splitter.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end);
-      if (!splitter.next_raw(raw)) break;
-      // A cut line or one with NULs is always examined in full (its text changes in cleaning),
-      // and its rules look for their needles themselves.
-      bool hit = raw.cut || raw.has_nul, needle = hit, named = !hit, stamped = hit;
-      std::uint8_t may_hold = hit ? kWatchAll : uncertain;  // watched texts the line may hold
-      candidates_.clear();
-      if (!raw.cut) {
-        if (raw.offset >= scanned_end) {
-          hits.clear();
-          next_hit = 0;
-          std::string_view region = splitter.lookahead(hits_base);
-          if (chunked_ == nullptr || !chunked_->hits_in(hits_base, region.size(), hits))
-            triggers.scan(region, hits);
-          scanned_end = hits_base + region.size();
-          if (options_.bytes_done != nullptr && file_.compression == Compression::None)
-            options_.bytes_done->fetch_add(region.size(), std::memory_order_relaxed);
-        }
-        const std::uint64_t line_end = raw.offset + raw.size;
-        while (next_hit < hits.size() && hits_base + hits[next_hit].end < raw.offset) ++next_hit;
-        for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) {
-          const TriggerScanner::Hit& h = hits[next_hit];
-          hit = true;
-          stamped = stamped || h.literal == TriggerScanner::kStamp;
-          // A needle hit without a literal is the failed search's "look at every line".
-          may_hold |= h.needle && h.literal == TriggerScanner::kStamp ? kWatchAll : triggers.watch_bits(h.literal);
-          if (!h.needle) continue;
-          needle = true;
-          // The rules that may want this line, from the literal found (a search that could not
-          // say which one leaves the rules to look for their needles).
-          named = named && h.literal != TriggerScanner::kStamp;
-          const std::vector<int>& tags = triggers.needle_tags(h.literal);
-          candidates_.insert(candidates_.end(), tags.begin(), tags.end());
-        }
-      }
-      if (hit || busy_streams_ > 0) {
-        if (named && candidates_.size() > 1) {
-          std::sort(candidates_.begin(), candidates_.end());
-          candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
-        }
-        analyze_line(splitter.clean(raw), hit, needle, named ? &candidates_ : nullptr, may_hold, stamped);
-      }
-    }
   }
 
   FileResult finish_result(bool keep_diagnostics = false) {
@@ -319,7 +225,7 @@ class FileAnalyzer {
     bool busy = stream.builder.active() || stream.config.in_args_dump();
     if (busy != stream.busy) {
       stream.busy = busy;
-      if (busy) ++busy_streams_; else --busy_streams_;
+      if (busy) ++open_structures_; else --open_structures_;
     }
   }
 
@@ -498,44 +404,21 @@ class FileAnalyzer {
     e.decisive_block = chosen;
   }
 
+  // A ChildFailedError entry is attributed to the child it names; its time is the one printed
+  // on its `time` row.
   void on_child_failure_table(std::string_view body, const LineView& line, StreamState& stream,
                               const std::optional<CivilTime>& stamp) {
-    if (body.size() < 8) return;
-    if (body == "Failures:") { ++table_index_; in_root_section_ = false; return; }
-    if (starts_with(body, "Root Cause (first observed failure)")) { in_root_section_ = true; return; }
-    std::string_view value;
-    if (table_field(body, kTimeField, value)) {
-      pending_child_ = ChildFailure{};
-      pending_child_stamp_ = stamp;
-      pending_child_line_ = line.number;
-      pending_child_offset_ = line.offset;
-      have_pending_child_ = true;
-    } else if (!have_pending_child_) {
-      return;
-    } else if (table_field(body, kHostField, value)) {
-      pending_child_.host = std::string(value.substr(0, 256));
-    } else if (table_field(body, kRankField, value)) {
-      pending_child_.rank = parse_int(value.substr(0, value.find(' ')));
-      auto lr = value.find("local_rank:");
-      if (lr != std::string_view::npos) pending_child_.local_rank = parse_int(value.substr(lr + 11, value.find(')') - lr - 11));
-    } else if (table_field(body, kExitcodeField, value)) {
-      pending_child_.exitcode = parse_int(value.substr(0, value.find(' ')));
-      auto pid = value.find("pid:");
-      if (pid != std::string_view::npos) pending_child_.pid = parse_int(value.substr(pid + 4, value.find(')') - pid - 4));
-      pending_child_.root_cause_section = in_root_section_;
-      pending_child_.table_index = table_index_ - 1;
-      Event e = make_event(EventKind::ChildFailure, pending_child_line_, pending_child_offset_, stream,
-                           pending_child_stamp_);
-      e.last_line = line.number;
-      e.child = pending_child_;
-      e.who.rank = pending_child_.rank;
-      e.who.local_rank = pending_child_.local_rank;
-      e.who.host = short_host(pending_child_.host);
-      e.text = "rank " + std::to_string(pending_child_.rank) + " exitcode " +
-               std::to_string(pending_child_.exitcode);
-      result_.events.push_back(std::move(e));
-      have_pending_child_ = false;
-    }
+    if (!child_failures_.feed(body, line.number, line.offset, stamp)) return;
+    const ChildFailureEntry& entry = child_failures_.entry();
+    const ChildFailure& child = entry.child;
+    Event e = make_event(EventKind::ChildFailure, entry.first_line, entry.first_offset, stream, entry.stamp);
+    e.last_line = line.number;
+    e.child = child;
+    e.who.rank = child.rank;
+    e.who.local_rank = child.local_rank;
+    e.who.host = short_host(child.host);
+    e.text = "rank " + std::to_string(child.rank) + " exitcode " + std::to_string(child.exitcode);
+    result_.events.push_back(std::move(e));
   }
 
   const SourceFile& file_;
@@ -546,20 +429,13 @@ class FileAnalyzer {
   FileResult result_;
   std::map<std::uint64_t, StreamState> streams_;  // by key: a fixed order for finish and hosts
   std::size_t awaiting_total_ = 0;
-  std::size_t busy_streams_ = 0;
   std::string scratch_;
-  std::vector<int> candidates_;  // the current line's candidate rules (scan_triggered_lines)
   bool reported_escapes_ = false;
   bool reported_utf8_ = false;
   bool reported_backwards_ = false;
   std::vector<Fact> new_facts_;
   std::unordered_map<std::string, std::size_t> fact_slots_;
-  int table_index_ = 0;
-  bool in_root_section_ = false;
-  ChildFailure pending_child_;
-  std::optional<CivilTime> pending_child_stamp_;
-  std::uint64_t pending_child_line_ = 0, pending_child_offset_ = 0;
-  bool have_pending_child_ = false;
+  ChildFailureTable child_failures_;
 };
 
 std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags,
@@ -575,8 +451,7 @@ std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher,
   anchors.emplace_back("Traceback (most recent call last):");  // TracebackBuilder::is_header
   const auto& facts = ConfigExtractor::trigger_literals();
   anchors.insert(anchors.end(), facts.begin(), facts.end());
-  for (std::string_view l : kTableFields) anchors.emplace_back(l);
-  for (std::string_view l : kTableHeads) anchors.emplace_back(l);
+  for (std::string_view l : ChildFailureTable::trigger_literals()) anchors.emplace_back(l);
   for (std::string_view l : kHostLines) anchors.emplace_back(l);
   auto scanner = std::make_unique<TriggerScanner>(needles, anchors, diags, engine, cache);
   if (!scanner->ok()) return nullptr;
@@ -640,49 +515,105 @@ FileResult analyze_file(SourceFile&& file, const RuleMatcher& matcher, const Ana
   return analyze_taken(file, *source, matcher, options, diags);
 }
 
+// The bytes fed so far and not yet taken by the splitter. Reading 0 means "nothing more for
+// now": the splitter follows (LineSplitter::follow()).
+class IncrementalAnalyzer::AppendedBytes : public ByteSource {
+ public:
+  std::size_t read(char* buffer, std::size_t capacity) override {
+    std::size_t n = std::min(capacity, bytes_.size() - taken_);
+    std::memcpy(buffer, bytes_.data() + taken_, n);
+    taken_ += n;
+    if (taken_ == bytes_.size()) {
+      bytes_.clear();
+      taken_ = 0;
+    }
+    return n;
+  }
+  void append(std::string_view bytes) { bytes_.append(bytes); }
+  /// The bytes not yet read.
+  std::string_view unread() const { return std::string_view(bytes_).substr(taken_); }
+
+ private:
+  std::string bytes_;
+  std::size_t taken_ = 0;
+};
+
 IncrementalAnalyzer::IncrementalAnalyzer(SourceFile file, const RuleMatcher& matcher,
                                          const AnalyzeOptions& options)
-    : file_(std::move(file)), options_(options),
-      analyzer_(std::make_unique<FileAnalyzer>(file_, matcher, options_, diags_)) {}
+    : file_(std::move(file)), matcher_(matcher), options_(options),
+      appended_(std::make_unique<AppendedBytes>()),
+      analyzer_(std::make_unique<FileAnalyzer>(file_, matcher, options_, diags_)) {
+  options_.bytes_done = nullptr;  // progress counts one-shot reads only
+  options_.chunk_helpers = 0;
+  options_.defer_chunkable = false;
+}
 
 IncrementalAnalyzer::~IncrementalAnalyzer() = default;
 
-void IncrementalAnalyzer::feed(std::string_view bytes) {
-  // The same line rules as LineSplitter: '\n' ends a line, CRLF and '\r' progress frames keep
-  // the text after the last '\r', NULs become spaces, over-long lines keep their head.
-  while (!bytes.empty()) {
-    std::size_t nl = bytes.find('\n');
-    std::string_view piece = bytes.substr(0, nl);
-    std::size_t room = options_.split.max_line_bytes > partial_.size() ? options_.split.max_line_bytes - partial_.size() : 0;
-    if (piece.size() > room) {
-      if (!cut_) diags_.add(Severity::Warning, "split.line-too-long",
-                            "line longer than " + std::to_string(options_.split.max_line_bytes) + " bytes; kept its head",
-                            file_.display_path, line_number_ + 1);
-      cut_ = true;
-    }
-    partial_.append(piece.substr(0, room));
-    if (nl == std::string_view::npos) break;
-    bytes.remove_prefix(nl + 1);
-    std::string line = std::move(partial_);
-    partial_.clear();
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (auto cr = line.rfind('\r'); cr != std::string::npos) line.erase(0, cr + 1);
-    for (auto& c : line)
-      if (c == '\0') c = ' ';
-    LineView view;
-    view.text = line;
-    view.number = ++line_number_;
-    view.offset = offset_;
-    view.cut = cut_;
-    analyzer_->on_line(view);
-    offset_ += line.size() + 1;  // approximate for cut/CR lines; only used for ordering ties
-    cut_ = false;
+void IncrementalAnalyzer::start(bool ended) {
+  SearchOptions search;
+  search.split = options_.split;
+  search.triggers = options_.triggers;
+  search.follow = true;
+  searcher_ = std::make_unique<LineSearcher>(*appended_, diags_, file_.display_path, search);
+  if (ended) searcher_->end_input();
+  switch (searcher_->start()) {
+    case SourceStart::Empty: skipped_ = true; break;
+    case SourceStart::Binary: skipped_ = true; analyzer_->mark_binary(); break;
+    case SourceStart::Lines: break;
   }
 }
 
+void IncrementalAnalyzer::feed(std::string_view bytes) {
+  if (skipped_ || finished_) return;  // a binary file is not read on (nor is it one-shot)
+  appended_->append(bytes);
+  if (!searcher_) {
+    // The head decides binary or not, as in a one-shot read: wait until all of it is here.
+    if (appended_->unread().size() < LineSearcher::kHeadBytes) return;
+    start(/*ended=*/false);
+    if (skipped_) return;
+  }
+  searcher_->search(*analyzer_);
+}
+
 FileResult IncrementalAnalyzer::snapshot() const {
+  if (!searcher_) {
+    // Head still undecided (under 4 KiB so far): the file as if it ended after its last
+    // complete line, read one-shot (cheap at this size).
+    std::string_view held = appended_->unread();
+    std::size_t last_newline = held.rfind('\n');
+    if (last_newline == std::string_view::npos) {
+      FileResult nothing;
+      nothing.file = file_;
+      return nothing;
+    }
+    DiagnosticSink diags;
+    std::unique_ptr<ByteSource> source = memory_source(std::string(held.substr(0, last_newline + 1)),
+                                                       Compression::None, file_.display_path, diags);
+    return analyze_source(file_, *source, matcher_, options_, diags);
+  }
   FileAnalyzer copy = *analyzer_;
-  FileResult result = copy.finish_all(/*keep_diagnostics=*/true);
+  FileResult result = skipped_ ? copy.finish_all(0, 0, /*keep_diagnostics=*/true)
+                               : copy.finish_all(searcher_->bytes_split(), searcher_->lines_read(),
+                                                 /*keep_diagnostics=*/true);
+  result.file = file_;
+  return result;
+}
+
+FileResult IncrementalAnalyzer::finish() {
+  finished_ = true;
+  if (!searcher_) {
+    start(/*ended=*/true);
+  } else if (!skipped_) {
+    searcher_->end_input();
+  }
+  FileResult result;
+  if (skipped_) {
+    result = analyzer_->finish_all(0, 0);
+  } else {
+    searcher_->search(*analyzer_);
+    result = analyzer_->finish_all(searcher_->bytes_read(), searcher_->lines_read());
+  }
   result.file = file_;
   return result;
 }

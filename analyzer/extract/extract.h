@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "extract/child_failure_table.h"
 #include "extract/traceback.h"
 #include "input/discover.h"
 #include "input/reader.h"
@@ -27,14 +28,6 @@ enum class EventKind : std::uint8_t {
   Traceback,     // a Python traceback (possibly chained)
   RuleLine,      // a single line matched by line rules
   ChildFailure,  // one entry of torchelastic's ChildFailedError table
-};
-
-/// One entry of a ChildFailedError table (`rank : 3 (local_rank: 1)`, `exitcode : -9 (pid: N)`).
-struct ChildFailure {
-  int rank = -1, local_rank = -1, exitcode = 0, pid = -1;
-  std::string host;      // as printed (often a FQDN or `localhost`)
-  bool root_cause_section = false;  // listed under "Root Cause (first observed failure)"
-  int table_index = 0;   // which table in the file (0-based)
 };
 
 /// A value kept on the heap, for the parts of an Event that most events do not have (a big
@@ -158,29 +151,43 @@ FileResult analyze_file(SourceFile&& file, const RuleMatcher& matcher, const Ana
 
 class FileAnalyzer;
 
-/// "Analyze one file" fed by appended bytes, for the watcher: complete lines are analysed as they
-/// arrive; a partial last line waits for its '\n'. Not thread-safe.
+class LineSearcher;
+
+/// "Analyze one file" fed by appended bytes, for the watcher. The bytes go through the same
+/// LineSearcher as a one-shot read (following: a partial last line waits for its '\n'), so the
+/// result equals analyze_source() over the same bytes. Not thread-safe.
 class IncrementalAnalyzer {
  public:
+  /// Requires: `matcher` and `options.triggers` outlive the analyzer.
   IncrementalAnalyzer(SourceFile file, const RuleMatcher& matcher, const AnalyzeOptions& options);
   ~IncrementalAnalyzer();
   IncrementalAnalyzer(const IncrementalAnalyzer&) = delete;
   IncrementalAnalyzer& operator=(const IncrementalAnalyzer&) = delete;
 
-  /// Analyses the complete lines in `bytes` (appended to the file since the last call).
+  /// Analyses the complete lines in `bytes` (appended to the file since the last call). Lines
+  /// wait until the file's first 4 KiB have arrived (they tell whether it is binary).
   void feed(std::string_view bytes);
-  /// The result as if the file ended now: tracebacks whose exception line has arrived are
-  /// included. The live state is not changed.
+  /// The result as if the file ended after its last complete line: tracebacks whose exception
+  /// line has arrived are included. The live state is not changed.
   FileResult snapshot() const;
+  /// The file has ended: the result of all bytes fed, partial last line included, equal to
+  /// analyze_source() over them. Call once; later feeds are ignored.
+  FileResult finish();
 
  private:
+  class AppendedBytes;
+  /// Creates the searcher and reads the head; `ended`: no more bytes will come.
+  void start(bool ended);
+
   SourceFile file_;
+  const RuleMatcher& matcher_;
   AnalyzeOptions options_;
   DiagnosticSink diags_;
+  std::unique_ptr<AppendedBytes> appended_;
   std::unique_ptr<FileAnalyzer> analyzer_;
-  std::string partial_;
-  std::uint64_t line_number_ = 0, offset_ = 0;
-  bool cut_ = false;
+  std::unique_ptr<LineSearcher> searcher_;  // once the head is known
+  bool skipped_ = false;   // empty or binary: nothing more is read
+  bool finished_ = false;
 };
 
 /// Re-resolves year-less stamps of `result` against `year` (used when the file printed no

@@ -111,7 +111,7 @@ bool LineSplitter::refill() {
   const std::size_t old_end = end_;
   std::size_t n = source_.read(buffer_.get() + end_, buffer_size_ - end_);
   if (n == 0) {
-    eof_ = true;
+    eof_ = !following_;
     return false;
   }
   end_ += n;
@@ -248,7 +248,8 @@ bool LineSplitter::next_raw(RawLine& line) {
       return true;
     }
     if (eof_) return false;
-    refill();
+    // Following: no more bytes for now; the partial line stays for the next call.
+    if (!refill() && !eof_) return false;
   }
 }
 

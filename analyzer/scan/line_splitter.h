@@ -67,7 +67,18 @@ class LineSplitter {
   /// the length limit (next_raw() then reports it as usual).
   void skip_lines_before(std::uint64_t target);
 
+  /// From now on a read of 0 means "no more bytes for now" (a file still being written), not the
+  /// end: next() then returns false before a partial last line and goes on when called again
+  /// after more bytes arrived. Lines, offsets and reports are those of one read of the bytes.
+  void follow() { following_ = true; }
+  /// Ends follow(): the source's next 0 is its end, and a partial last line becomes a line.
+  void end_input() { following_ = false; }
+  /// Whether the source's end was reached (not merely a pause while following).
+  bool at_end() const { return eof_; }
+
   std::uint64_t bytes_read() const { return total_bytes_; }
+  /// The bytes received but not yet part of a line returned or skipped: a partial last line.
+  std::uint64_t unsplit_bytes() const { return end_ - begin_; }
   std::uint64_t lines_read() const { return line_number_; }
 
  private:
@@ -85,6 +96,7 @@ class LineSplitter {
   std::size_t buffer_size_ = 0;
   std::size_t begin_ = 0, end_ = 0;     // unconsumed bytes are buffer_[begin_, end_)
   bool eof_ = false;
+  bool following_ = false;              // follow(): a read of 0 is a pause, not the end
   bool skipping_ = false;               // inside the unread rest of a cut line
   bool last_cut_ = false;
   std::size_t last_start_ = 0;          // buffer index of the line last returned

@@ -1,0 +1,127 @@
+#include "scan/line_searcher.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "scan/chunk_scan.h"
+
+namespace megatriage {
+namespace {
+
+// Thread-local: a one-shot search runs one file from start to end on one thread.
+thread_local std::vector<TriggerScanner::Hit> reused_hits;
+
+}  // namespace
+
+LineSearcher::LineSearcher(ByteSource& source, DiagnosticSink& diags, std::string display_path,
+                           const SearchOptions& options)
+    : splitter_(source, diags, display_path, options.split),
+      diags_(diags),
+      display_path_(std::move(display_path)),
+      triggers_(options.triggers != nullptr && options.triggers->ok() ? options.triggers : nullptr),
+      chunked_(options.chunked),
+      hits_(options.follow ? own_hits_ : reused_hits) {
+  if (options.follow) splitter_.follow();
+  hits_.clear();
+}
+
+SourceStart LineSearcher::start() {
+  // One buffer from the first read on: a small file is read by a single read(2).
+  const std::string_view head = splitter_.head(kHeadBytes);
+  if (head.empty()) {
+    diags_.add(Severity::Info, "read.empty-file", "file is empty", display_path_);
+    return SourceStart::Empty;
+  }
+  if (looks_binary(head)) {
+    diags_.add(Severity::Warning, "read.binary-file",
+               "file looks binary (control bytes or invalid UTF-8 in its first " +
+                   std::to_string(head.size()) + " bytes); skipped",
+               display_path_, 0, "core dumps and checkpoints do not belong in logs/");
+    return SourceStart::Binary;
+  }
+  return SourceStart::Lines;
+}
+
+void LineSearcher::search(LineSink& sink) {
+  if (triggers_ != nullptr) {
+    search_triggered(sink, *triggers_);
+  } else {
+    search_every_line(sink);
+  }
+}
+
+void LineSearcher::search_every_line(LineSink& sink) {
+  LineView line;
+  const LineHit every;
+  while (splitter_.next(line)) sink.on_line(line, every);
+  if (bytes_done_ != nullptr && splitter_.at_end())
+    bytes_done_->fetch_add(splitter_.bytes_read(), std::memory_order_relaxed);
+}
+
+// The fast path: one trigger search per buffer of complete lines, then only the lines with a
+// hit are shown, plus every line while the sink wants them all. Lines cut for length or holding
+// NULs are always shown, so their diagnostics count the same as when every line is examined.
+void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& triggers) {
+  RawLine raw;
+  const std::uint8_t uncertain = triggers.uncertain_watches();
+  std::vector<TriggerScanner::Hit>& hits = hits_;
+  // Locals in the loop, members only between calls (a following searcher resumes from them).
+  std::size_t next_hit = next_hit_;
+  std::uint64_t hits_base = hits_base_, scanned_end = scanned_end_;
+  for (;;) {
+    // Nothing open: jump over the lines before the next hit (or the end of the searched text).
+    if (!sink.wants_every_line() && scanned_end > 0)
+      splitter_.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end);
+    if (!splitter_.next_raw(raw)) break;
+    // A cut line or one with NULs is always examined in full (its text changes in cleaning),
+    // and its rules look for their needles themselves.
+    LineHit line_hit;
+    bool hit = raw.cut || raw.has_nul, needle = hit, named = !hit, stamped = hit;
+    std::uint8_t may_hold = hit ? 0xff : uncertain;  // watched texts the line may hold
+    candidates_.clear();
+    if (!raw.cut) {
+      if (raw.offset >= scanned_end) {
+        hits.clear();
+        next_hit = 0;
+        std::string_view region = splitter_.lookahead(hits_base);
+        if (chunked_ == nullptr || !chunked_->hits_in(hits_base, region.size(), hits))
+          triggers.scan(region, hits);
+        scanned_end = hits_base + region.size();
+        if (bytes_done_ != nullptr) bytes_done_->fetch_add(region.size(), std::memory_order_relaxed);
+      }
+      const std::uint64_t line_end = raw.offset + raw.size;
+      while (next_hit < hits.size() && hits_base + hits[next_hit].end < raw.offset) ++next_hit;
+      for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) {
+        const TriggerScanner::Hit& h = hits[next_hit];
+        hit = true;
+        stamped = stamped || h.literal == TriggerScanner::kStamp;
+        // A needle hit without a literal is the failed search's "look at every line".
+        may_hold |= h.needle && h.literal == TriggerScanner::kStamp ? 0xff : triggers.watch_bits(h.literal);
+        if (!h.needle) continue;
+        needle = true;
+        // The rules that may want this line, from the literal found (a search that could not
+        // say which one leaves the rules to look for their needles).
+        named = named && h.literal != TriggerScanner::kStamp;
+        const std::vector<int>& tags = triggers.needle_tags(h.literal);
+        candidates_.insert(candidates_.end(), tags.begin(), tags.end());
+      }
+    }
+    if (hit || sink.wants_every_line()) {
+      if (named && candidates_.size() > 1) {
+        std::sort(candidates_.begin(), candidates_.end());
+        candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+      }
+      line_hit.triggered = hit;
+      line_hit.needle = needle;
+      line_hit.candidates = named ? &candidates_ : nullptr;
+      line_hit.may_hold = may_hold;
+      line_hit.may_stamp = stamped;
+      sink.on_line(splitter_.clean(raw), line_hit);
+    }
+  }
+  next_hit_ = next_hit;
+  hits_base_ = hits_base;
+  scanned_end_ = scanned_end;
+}
+
+}  // namespace megatriage

@@ -1,0 +1,122 @@
+// Split stage, the one line path: a LineSearcher cuts a ByteSource into lines (LineSplitter),
+// searches them for triggers (TriggerScanner, or a ChunkedHits searched ahead) and hands the
+// lines that can matter to a LineSink (ripgrep's Searcher/Sink split). One-shot, chunked and
+// incremental (`watch`) reading all go through it, so their line rules cannot drift. It knows
+// nothing of what a line means: deciding that is the sink's job.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/diagnostics.h"
+#include "input/reader.h"
+#include "scan/line_splitter.h"
+#include "scan/trigger_scan.h"
+
+namespace megatriage {
+
+class ChunkedHits;
+
+/// What the trigger search knows about one line shown to a sink. The defaults mean "no search
+/// ran: anything may be there" (the path that examines every line).
+struct LineHit {
+  bool triggered = true;  // a trigger occurs in the line (or every line is shown)
+  bool needle = true;     // a rule's needle may be in the line
+  bool may_stamp = true;  // a time-of-day `HH:MM:SS` may be in the line
+  std::uint8_t may_hold = 0xff;  // TriggerScanner::watch() texts the line may hold (bit per text)
+  /// The rules that may match, ascending and unique; null: any rule may (look for needles).
+  /// Valid during the on_line() call only.
+  const std::vector<int>* candidates = nullptr;
+};
+
+/// Receives the lines a LineSearcher shows. Only lines with a trigger are shown, plus every
+/// line while wants_every_line() (an open traceback or arguments dump needs lines that carry
+/// no trigger); the others are skipped without a call.
+class LineSink {
+ public:
+  virtual ~LineSink() = default;
+  /// `line` is valid during the call only.
+  virtual void on_line(const LineView& line, const LineHit& hit) = 0;
+  /// Read by the searcher before each line; not virtual, so skipping costs no call.
+  bool wants_every_line() const { return open_structures_ > 0; }
+
+ protected:
+  LineSink() = default;
+  LineSink(const LineSink&) = default;  // a sink may be copied (IncrementalAnalyzer::snapshot)
+  LineSink& operator=(const LineSink&) = default;
+
+  /// How many structures of the sink want every line; maintained by the sink.
+  std::size_t open_structures_ = 0;
+};
+
+/// How a source starts, from its head: empty and binary files are not split into lines.
+enum class SourceStart { Empty, Binary, Lines };
+
+struct SearchOptions {
+  SplitOptions split;
+  /// The trigger search; null (or not ok()): every line is shown to the sink.
+  const TriggerScanner* triggers = nullptr;
+  /// The hits of this file searched ahead in parallel (else searched here); may be null.
+  ChunkedHits* chunked = nullptr;
+  /// Read a 0 from the source as "no more bytes for now" (a growing file) rather than its end,
+  /// until end_input(); search() then stops before a partial last line and resumes on the next
+  /// call. Lets `watch` feed appended bytes through the same splitter and search.
+  bool follow = false;
+};
+
+class LineSearcher {
+ public:
+  /// How many bytes of the head tell a log from binary data (looks_binary()).
+  static constexpr std::size_t kHeadBytes = 4096;
+
+  /// Requires: `source`, `diags`, the scanner and the ChunkedHits of `options` outlive the
+  /// searcher. `display_path` names the file in diagnostics.
+  LineSearcher(ByteSource& source, DiagnosticSink& diags, std::string display_path,
+               const SearchOptions& options);
+  LineSearcher(const LineSearcher&) = delete;
+  LineSearcher& operator=(const LineSearcher&) = delete;
+
+  /// Looks at the first kHeadBytes (fewer at the end of input) before any search: an empty or
+  /// binary source is reported (`read.empty-file`, `read.binary-file`) and must not be
+  /// searched. Call once, first. With `follow`, call it once kHeadBytes have arrived or after
+  /// end_input(), so that the answer is the one a one-shot read gives.
+  SourceStart start();
+  /// Shows the sink the lines that can matter, up to the end of input (or, with `follow`, up to
+  /// the bytes available now, keeping a partial last line for the next call). Allocates only
+  /// when a hit list grows.
+  void search(LineSink& sink);
+  /// Adds the bytes searched from now on to `bytes_done` (a progress line); null: none. Set
+  /// after start() when whether to count depends on the compression that the first read found.
+  void count_progress(std::atomic<std::uint64_t>* bytes_done) { bytes_done_ = bytes_done; }
+  /// With `follow`: the source has ended; the next search() shows the partial last line.
+  void end_input() { splitter_.end_input(); }
+
+  std::uint64_t bytes_read() const { return splitter_.bytes_read(); }
+  /// The bytes through the last complete line searched (following: without the partial line).
+  std::uint64_t bytes_split() const { return splitter_.bytes_read() - splitter_.unsplit_bytes(); }
+  std::uint64_t lines_read() const { return splitter_.lines_read(); }
+
+ private:
+  void search_triggered(LineSink& sink, const TriggerScanner& triggers);
+  void search_every_line(LineSink& sink);
+
+  LineSplitter splitter_;
+  DiagnosticSink& diags_;
+  std::string display_path_;
+  const TriggerScanner* triggers_;
+  ChunkedHits* chunked_;
+  std::atomic<std::uint64_t>* bytes_done_ = nullptr;
+  // One-shot: a hit list per thread, reused from file to file (a new one cost ~5 allocations a
+  // file on 9,000-file jobs). A following searcher pauses between calls while other files use
+  // the thread, so it keeps its own.
+  std::vector<TriggerScanner::Hit> own_hits_;
+  std::vector<TriggerScanner::Hit>& hits_;
+  // Where the search stands, kept between calls of a following searcher.
+  std::size_t next_hit_ = 0;
+  std::uint64_t hits_base_ = 0, scanned_end_ = 0;
+  std::vector<int> candidates_;  // the current line's candidate rules
+};
+
+}  // namespace megatriage
