@@ -153,23 +153,24 @@ bool write_atomically(const std::string& dir, const std::string& name, const std
   return true;
 }
 
-CheckResult advice(std::string text) { return {"advice", std::move(text), "unknown", ""}; }
+CheckResult advice(std::string text) { return advice_check(std::move(text), ""); }
 
 std::string where_of(const RootCauseReport& r) {
   return r.file.empty() ? std::string("sacct") : r.file + ":" + std::to_string(r.line);
 }
 
 // A root cause that comes from sacct alone. The logs' own candidate, if any, stays as a reason.
-RootCauseReport sacct_root(const Report& report, std::string category, std::string rule, std::string title,
+RootCauseReport sacct_root(const Report& report, Category category, std::string rule, std::string title,
                            std::string explain) {
   RootCauseReport r;
-  r.category = std::move(category);
+  r.category = category;
   r.rule = std::move(rule);
   r.title = std::move(title);
   r.explain = std::move(explain);
-  r.evidence = "sacct";
-  r.time_basis = "none";
-  r.confidence = "high";
+  r.evidence = Evidence::Sacct;
+  r.time_basis = TimeBasis::None;
+  r.confidence = Confidence::High;
+  r.basis = Basis::External;
   if (report.root_cause) {
     r.facts = report.root_cause->facts;
     r.reasons.push_back("the logs' own candidate, " + report.root_cause->title + " at " +
@@ -188,7 +189,7 @@ std::string limit_text(const SlurmJobInfo& job) {
 
 void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
   report.slurm = job;
-  const bool traceback = report.root_cause && report.root_cause->evidence == "traceback";
+  const bool traceback = report.root_cause && report.root_cause->evidence == Evidence::Traceback;
   const std::string jid = "job " + job.job_id;
   const std::string rule = report.root_cause ? report.root_cause->rule : "";
 
@@ -196,7 +197,7 @@ void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
     if (rule == "slurm.node-failure") {
       report.root_cause->reasons.push_back("sacct: state NODE_FAIL confirms the node failure");
     } else {
-      RootCauseReport r = sacct_root(report, "unknown", "sacct.node-fail", "A node of the job failed",
+      RootCauseReport r = sacct_root(report, Category::Unknown, "sacct.node-fail", "A node of the job failed",
                                      "SLURM reports NODE_FAIL for " + jid + " (nodes " + job.node_list +
                                          "): a node stopped answering, and errors on the other ranks "
                                          "(connection resets, timeouts) are consequences.");
@@ -210,10 +211,10 @@ void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
       report.root_cause = std::move(r);
     }
   } else if (job.out_of_memory && !traceback) {
-    if (report.root_cause && report.root_cause->category == "oom") {
+    if (report.root_cause && report.root_cause->category == Category::Oom) {
       report.root_cause->reasons.push_back("sacct: a step is OUT_OF_MEMORY");
     } else {
-      RootCauseReport r = sacct_root(report, "oom", "sacct.out-of-memory", "Host memory limit exceeded (cgroup OOM kill)",
+      RootCauseReport r = sacct_root(report, Category::Oom, "sacct.out-of-memory", "Host memory limit exceeded (cgroup OOM kill)",
                                      "SLURM reports OUT_OF_MEMORY for " + jid +
                                          ": a process used more host memory than the job's --mem and "
                                          "the kernel killed it; no Python traceback is printed for that.");
@@ -239,7 +240,7 @@ void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
       r.explain += " " + why;
       r.reasons.push_back("sacct: state TIMEOUT (" + limit_text(job) + ")");
     } else {
-      RootCauseReport r = sacct_root(report, "unknown", "sacct.timeout", "Job reached its time limit (hung or too slow)", why);
+      RootCauseReport r = sacct_root(report, Category::Unknown, "sacct.timeout", "Job reached its time limit (hung or too slow)", why);
       r.checks = {advice("If training was progressing, raise --time or checkpoint more often and resubmit "
                          "from the last checkpoint."),
                   advice("If progress had stopped, the job hung: look for the rank that stopped printing, and "
@@ -262,22 +263,22 @@ void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
       r.headline = title;
       r.reasons.push_back("sacct: state CANCELLED by " + std::to_string(job.cancelled_by));
     } else {
-      RootCauseReport r = sacct_root(report, "unknown", "sacct.cancelled", title, why);
+      RootCauseReport r = sacct_root(report, Category::Unknown, "sacct.cancelled", title, why);
       r.checks = {advice("Ask " + who + " why; a workflow tool or an administrator may cancel jobs.")};
       r.headline = title + " (" + limit_text(job) + ")";
       report.root_cause = std::move(r);
     }
   } else if (!report.root_cause && !job.state.empty() && job.state != "COMPLETED" && is_final_state(job.state)) {
-    RootCauseReport r = sacct_root(report, "unknown", "sacct.failed", "Job ended " + job.state + " with no cause in the logs",
+    RootCauseReport r = sacct_root(report, Category::Unknown, "sacct.failed", "Job ended " + job.state + " with no cause in the logs",
                                    "SLURM reports " + job.state + " with exit code " + describe_exit_code(job.exit_code) +
                                        " for " + jid + ", but the logs read show no error (" + state_meaning(job.state) + ").");
-    r.confidence = "low";
+    r.confidence = Confidence::Low;
     r.checks = {advice("Check that the logs read are the job's (--logs DIR), and the batch script's own "
                        "commands: a failing command with no output gives an exit code and nothing else.")};
     r.headline = r.title;
     report.root_cause = std::move(r);
   }
-  report.verdict = report.root_cause ? "failure" : "no_failure";
+  report.verdict = report.root_cause ? Verdict::Failure : Verdict::NoFailure;
 }
 
 // ---- run_postmortem, step by step ----
@@ -450,11 +451,11 @@ Report triage_job(const PostmortemOptions& options, const std::vector<std::strin
   if (!paths.empty()) {
     TriageOutcome outcome = run_triage(topts);
     report = std::move(outcome.report);
-    if (outcome.usage_error) report.verdict = "no_failure";
+    if (outcome.usage_error) report.verdict = Verdict::NoFailure;
   } else {
     // No log at all: the report still carries SLURM's facts and rule count.
     topts.paths = {};
-    report.verdict = "no_failure";
+    report.verdict = Verdict::NoFailure;
     report.ordering = "no logs found";
     report.diagnostics.push_back({Severity::Warning, "postmortem.no-logs",
                                   "no log of job " + job.job_id + " was found (StdOut/StdErr, batch script, "

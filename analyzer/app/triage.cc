@@ -5,22 +5,21 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <map>
 #include <optional>
 #include <thread>
 
+#include "app/script_discovery.h"
+#include "app/script_findings.h"
 #include "base/fork_join.h"
 #include "base/progress.h"
 #include "decide/checks.h"
 #include "decide/classify.h"
+#include "decide/clock_skew.h"
+#include "decide/log_year.h"
 #include "decide/root_cause.h"
 #include "decide/timeline.h"
 #include "input/discover.h"
 #include "input/reader.h"
-#include "lint/lint.h"
 #include "match/rule_matcher.h"
 #include "match/rules.h"
 
@@ -146,86 +145,6 @@ void drop_duplicate_files(std::vector<FileResult>& results, DiagnosticSink& diag
   results = std::move(kept);
 }
 
-// Year-less stamps (c10, glog) take the year printed elsewhere in the same file, else the most
-// common year printed in the job (job_year below), else the file's modification time.
-void resolve_year(FileResult& r, int job_year) {
-  if (r.first_full_year != 0) return;  // resolved in the file itself
-  auto stamped = [](const Event& e) { return e.civil.has_value(); };
-  if (std::none_of(r.events.begin(), r.events.end(), stamped)) return;
-  int year = job_year;
-  if (year == 0) {
-    std::int64_t days = r.file.mtime_us / 86400000000LL;
-    // Civil year from days since the epoch (Howard Hinnant's algorithm, year part only).
-    std::int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
-    std::int64_t doe = z - era * 146097;
-    std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    std::int64_t mp = (5 * doy + 2) / 153;
-    year = static_cast<int>(yoe + era * 400 + (mp >= 10 ? 1 : 0));
-    r.diagnostics.push_back({Severity::Info, "timeline.year-from-mtime",
-                             "no log line printed a year; took " + std::to_string(year) +
-                                 " from the file's modification time",
-                             r.file.display_path, 0, "", 1});
-  }
-  apply_year(r, year);
-}
-
-int job_year(const std::vector<FileResult>& results) {
-  std::map<int, int> votes;
-  for (const auto& r : results)
-    if (r.first_full_year != 0) ++votes[r.first_full_year];
-  int year = 0, best = 0;
-  for (auto [y, count] : votes)
-    if (count > best) { best = count; year = y; }
-  return year;
-}
-
-// A file whose stamps all lie hours away from every other file's: its host's clock is off (or
-// it belongs to another run). Reported, not corrected: ordering across files may be wrong.
-void report_clock_skew(std::vector<FileResult>& results) {
-  constexpr std::int64_t kHourUs = 3600LL * 1000000;
-  // Sorted first and last stamps: each file's nearest neighbour by binary search, not by a
-  // pass over all files (8,192 rank files made the quadratic version a visible serial stage).
-  // A file's span is [earliest, latest] of its first and last stamps: a clock that stepped
-  // back can print a last stamp before the first.
-  auto span = [](const FileResult& r) {
-    return std::minmax(*r.first_stamp_us, *r.last_stamp_us);
-  };
-  std::vector<std::int64_t> firsts, lasts;
-  for (const auto& r : results) {
-    if (!r.first_stamp_us || !r.last_stamp_us) continue;
-    firsts.push_back(span(r).first);
-    lasts.push_back(span(r).second);
-  }
-  if (firsts.size() < 2) return;
-  std::sort(firsts.begin(), firsts.end());
-  std::sort(lasts.begin(), lasts.end());
-  for (auto& r : results) {
-    if (!r.first_stamp_us || !r.last_stamp_us) continue;
-    const auto [first, last] = span(r);
-    // Files overlapping [first, last]: those starting by `last` minus those ended before
-    // `first`, minus this file itself.
-    auto after = std::upper_bound(firsts.begin(), firsts.end(), last);  // first file starting later
-    auto ended = std::lower_bound(lasts.begin(), lasts.end(), first) - lasts.begin();
-    if ((after - firsts.begin()) - ended - 1 > 0) continue;
-    std::int64_t nearest = -1;
-    if (after != firsts.end()) nearest = *after - last;
-    if (ended > 0) {
-      std::int64_t before = first - lasts[static_cast<std::size_t>(ended - 1)];
-      if (nearest < 0 || before < nearest) nearest = before;
-    }
-    if (nearest >= kHourUs) {
-      char hours[32];
-      std::snprintf(hours, sizeof hours, "%.1f", static_cast<double>(nearest) / kHourUs);
-      r.diagnostics.push_back({Severity::Warning, "timeline.clock-skew",
-                               std::string("every timestamp in this file is at least ") + hours +
-                                   " h away from every other file's: its host's clock differs or it is from another run",
-                               r.file.display_path, 0,
-                               "ordering across hosts may be wrong; check NTP on that node", 1});
-    }
-  }
-}
-
 FileSummary summarize_file(const FileResult& r) {
   FileSummary s;
   s.path = r.file.display_path;
@@ -266,61 +185,6 @@ std::string ordering_summary(const std::vector<FileResult>& results) {
          " lines carry a timestamp; unstamped events are placed between their stream's stamps";
 }
 
-// The job's batch script: given with --script, else a *.sbatch / *.slurm file in a log
-// directory argument or its parent (sbatch is usually run from the folder holding logs/).
-std::vector<std::string> find_scripts(const TriageOptions& options) {
-  if (!options.scripts.empty()) return options.scripts;
-  namespace fs = std::filesystem;
-  std::vector<std::string> found;
-  for (const auto& arg : options.paths) {
-    std::error_code ec;
-    fs::path dir(arg);
-    if (!fs::is_directory(dir, ec)) continue;
-    for (const fs::path& where : {dir, dir.lexically_normal().parent_path()}) {
-      fs::path base = where.empty() ? fs::path(".") : where;
-      std::vector<std::string> here;
-      for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
-        std::string ext = it->path().extension().string();
-        if ((ext == ".sbatch" || ext == ".slurm") && it->is_regular_file(ec))
-          here.push_back((where.empty() ? it->path().filename() : it->path()).string());
-      }
-      std::sort(here.begin(), here.end());
-      for (auto& h : here)
-        if (std::find(found.begin(), found.end(), h) == found.end()) found.push_back(h);
-    }
-  }
-  return found;
-}
-
-// Lint findings join the root cause's checks; some can explain the failure by themselves.
-void add_script_findings(Report& report, const std::vector<std::string>& scripts,
-                         DiagnosticSink& diags) {
-  for (const auto& path : scripts) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      diags.add(Severity::Warning, "lint.script-unreadable", "cannot read the batch script", path);
-      continue;
-    }
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    report.scripts.push_back(path);
-    if (!report.root_cause) continue;
-    LintOptions lint_options;
-    lint_options.check_filesystem = false;  // the work tree lives on the cluster, not here
-    for (const auto& f : lint_script(text, lint_options)) {
-      auto& r = *report.root_cause;
-      r.checks.insert(r.checks.end() - static_cast<long>(std::count_if(r.checks.begin(), r.checks.end(),
-                                                                      [](const CheckResult& c) { return c.id == "advice"; })),
-                      CheckResult{f.rule, f.why, "failed", path + ":" + std::to_string(f.line) + ": " + f.fix});
-      bool explains = (r.category == "import" &&
-                       (f.rule == "lint.bare-torchrun" || f.rule == "lint.no-cd-worktree" || f.rule == "lint.no-venv")) ||
-                      (r.category == "nccl" &&
-                       (f.rule == "lint.master-addr" || f.rule == "lint.launcher-args" || f.rule == "lint.ntasks-per-node")) ||
-                      (r.category == "shape" && f.rule == "lint.nproc-vs-gpus");
-      if (explains) r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + path + ":" + std::to_string(f.line));
-    }
-  }
-}
-
 }  // namespace
 
 std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vector<std::string>& dirs,
@@ -341,7 +205,7 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
 
   // Per file, in slices over the threads: the year, then the timeline's keys, while the file's
   // events are in cache.
-  const int year = job_year(results);
+  const std::optional<int> year = job_year(results);
   TimelineMerge merge(results);
   for_each_slice(
       threads, results.size(), [&](std::size_t i) { return results[i].events.size() + 1; },
@@ -359,12 +223,12 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
     const std::vector<TimelineEntry> timeline = merge.merge();
     std::optional<Finding> finding = select_root_cause(timeline, matcher);
     if (finding) {
-      report.verdict = "failure";
+      report.verdict = Verdict::Failure;
       report.root_cause = classify_root(*finding, timeline, matcher);
       JobFacts job = collect_job_facts(results, finding->who.rank);
       evaluate_checks(*report.root_cause, *timeline[finding->index].event, job, timeline, matcher);
     } else {
-      report.verdict = "no_failure";
+      report.verdict = Verdict::NoFailure;
     }
     report.symptoms = group_symptoms(timeline, finding, matcher);
   };
@@ -372,7 +236,7 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   std::vector<Diagnostic> file_diagnostics;
   auto file_side = [&] {
     report_clock_skew(results);
-    scripts = find_scripts(options);
+    scripts = find_scripts(options.scripts, options.paths);
     report.ordering = ordering_summary(results);
     report.files.reserve(results.size());
     for (auto& r : results) {

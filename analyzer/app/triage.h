@@ -1,5 +1,6 @@
 // The driver: wires the stages, owns the worker pool, builds the Report. The only place (with
-// main.cc) allowed to stop a run.
+// main.cc) allowed to stop a run. The pieces it wires live elsewhere: year resolution and the
+// clock-skew check in decide/, batch-script discovery and findings in app/script_*.
 #pragma once
 
 #include <memory>

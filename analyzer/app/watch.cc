@@ -110,7 +110,7 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
       if (report.root_cause) {
         // A cause is final once its exception line is in; NCCL-only evidence may still be
         // preceded by a cause that another rank has not finished writing.
-        if (report.root_cause->basis == "cause") {
+        if (report.root_cause->basis == Basis::Cause) {
           report_now = true;
         } else {
           if (!nccl_seen) {

@@ -9,6 +9,7 @@
 
 #include "base/text_util.h"
 #include "decide/classify.h"
+#include "model/fact_registry.h"
 
 namespace megatriage {
 namespace {
@@ -27,7 +28,7 @@ std::optional<long long> as_int(const Facts& f, const std::string& key) {
 
 bool is_true(const Facts& f, const std::string& key) {
   auto it = f.find(key);
-  return it != f.end() && (it->second == "True" || it->second == "true" || it->second == "1");
+  return it != f.end() && parse_fact_bool(it->second).value_or(false);
 }
 
 std::string get(const Facts& f, const std::string& key) {
@@ -45,8 +46,8 @@ std::string gib(long long bytes) {
 constexpr const char* kWhereConfig =
     "not in the logs read; Megatron prints it in the arguments dump on rank 0's stdout (.out)";
 
-CheckResult check(std::string id, std::string text, std::string status, std::string detail) {
-  return CheckResult{std::move(id), std::move(text), std::move(status), std::move(detail)};
+CheckResult check(std::string id, std::string text, CheckStatus status, std::string detail) {
+  return CheckResult{std::move(id), std::move(text), status, std::move(detail), false};
 }
 
 // Fact, falling back to a value the rule captured from the error message itself.
@@ -74,7 +75,7 @@ CheckResult world_size_product(const RootCauseReport& r) {
       divisor = std::atoll(d.substr(begin == std::string::npos ? 0 : begin + 1, end).c_str());
     }
     if (ws && divisor)
-      return check("world_size_product", text, "failed",
+      return check("world_size_product", text, CheckStatus::Failed,
                    "world size " + std::to_string(*ws) + " is not divisible by the model-parallel size " +
                        std::to_string(*divisor) + " (TP x PP x CP): change the node count or the parallel sizes");
   }
@@ -83,14 +84,14 @@ CheckResult world_size_product(const RootCauseReport& r) {
     std::string figures = "WORLD_SIZE " + std::to_string(*ws) + (product == *ws ? " = " : " != ") +
                           "TP " + std::to_string(*tp) + " x DP " + std::to_string(*dp) + " x CP " +
                           std::to_string(*cp) + " x PP " + std::to_string(*pp) + " = " + std::to_string(product);
-    return check("world_size_product", text, product == *ws ? "passed" : "failed", figures);
+    return check("world_size_product", text, product == *ws ? CheckStatus::Passed : CheckStatus::Failed, figures);
   }
   if (ws && tp && pp && cp) {
     long long model = *tp * *pp * *cp;
     if (model > 0 && *ws % model != 0)
-      return check("world_size_product", text, "failed",
+      return check("world_size_product", text, CheckStatus::Failed,
                    "WORLD_SIZE " + std::to_string(*ws) + " is not divisible by TP x PP x CP = " + std::to_string(model));
-    return check("world_size_product", text, "passed",
+    return check("world_size_product", text, CheckStatus::Passed,
                  "WORLD_SIZE " + std::to_string(*ws) + " = TP x PP x CP " + std::to_string(model) + " x DP " +
                      std::to_string(model > 0 ? *ws / model : 0));
   }
@@ -98,7 +99,7 @@ CheckResult world_size_product(const RootCauseReport& r) {
   for (const char* k : {"world_size", "tensor_model_parallel_size", "pipeline_model_parallel_size",
                         "context_parallel_size"})
     if (!r.facts.count(k)) missing += std::string(missing.empty() ? "" : ", ") + k;
-  return check("world_size_product", text, "unknown", "missing " + missing + ": " + kWhereConfig);
+  return check("world_size_product", text, CheckStatus::Unknown, "missing " + missing + ": " + kWhereConfig);
 }
 
 CheckResult heads_divisible(const RootCauseReport& r) {
@@ -107,11 +108,11 @@ CheckResult heads_divisible(const RootCauseReport& r) {
   auto tp = fact_or_field(r, "tensor_model_parallel_size", "tp");
   auto groups = fact_or_field(r, "num_query_groups", "groups");
   if (!heads && groups && tp && r.rule == "megatron.query-groups-not-multiple-of-tp")
-    return check("heads_divisible_by_tp", text, "failed",
+    return check("heads_divisible_by_tp", text, CheckStatus::Failed,
                  "num_query_groups " + std::to_string(*groups) + " % TP " + std::to_string(*tp) + " = " +
                      std::to_string(*groups % *tp));
   if (!heads || !tp || *tp <= 0)
-    return check("heads_divisible_by_tp", text, "unknown",
+    return check("heads_divisible_by_tp", text, CheckStatus::Unknown,
                  std::string("missing ") + (!heads ? "num_attention_heads" : "tensor_model_parallel_size") +
                      ": " + kWhereConfig);
   std::string detail = "num_attention_heads " + std::to_string(*heads) + " % TP " + std::to_string(*tp) +
@@ -121,7 +122,7 @@ CheckResult heads_divisible(const RootCauseReport& r) {
     detail += "; num_query_groups " + std::to_string(*groups) + " % TP = " + std::to_string(*groups % *tp);
     ok = ok && (*groups % *tp == 0 || *tp % *groups == 0);
   }
-  return check("heads_divisible_by_tp", text, ok ? "passed" : "failed", detail);
+  return check("heads_divisible_by_tp", text, ok ? CheckStatus::Passed : CheckStatus::Failed, detail);
 }
 
 CheckResult batch_divisible(const RootCauseReport& r) {
@@ -131,10 +132,10 @@ CheckResult batch_divisible(const RootCauseReport& r) {
   auto dp = fact_or_field(r, "data_parallel_size", "dp");
   if (!gbs || !mbs || !dp || *mbs <= 0 || *dp <= 0) {
     std::string missing = !gbs ? "global_batch_size" : !mbs ? "micro_batch_size" : "data_parallel_size";
-    return check("batch_divisible", text, "unknown", "missing " + missing + ": " + kWhereConfig);
+    return check("batch_divisible", text, CheckStatus::Unknown, "missing " + missing + ": " + kWhereConfig);
   }
   long long unit = *mbs * *dp;
-  return check("batch_divisible", text, *gbs % unit == 0 ? "passed" : "failed",
+  return check("batch_divisible", text, *gbs % unit == 0 ? CheckStatus::Passed : CheckStatus::Failed,
                "global batch " + std::to_string(*gbs) + " % (MBS " + std::to_string(*mbs) + " x DP " +
                    std::to_string(*dp) + ") = " + std::to_string(*gbs % unit));
 }
@@ -161,15 +162,15 @@ std::string batch_figures(const Facts& f) {
 
 void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
   Facts& f = r.facts;
-  if (r.evidence == "traceback") f["phase"] = oom_phase(r.frames);
+  const OomPhase phase = r.evidence == Evidence::Traceback ? oom_phase(r.frames) : OomPhase::Unknown;
+  if (r.evidence == Evidence::Traceback) f["phase"] = oom_phase_name(phase);
   struct { const char* field; const char* fact; } sizes[] = {
       {"tried", "tried_to_allocate_bytes"}, {"total", "gpu_total_bytes"}, {"free", "gpu_free_bytes"},
       {"allocated", "allocated_by_pytorch_bytes"}, {"reserved_unallocated", "reserved_unallocated_bytes"}};
   for (const auto& s : sizes) {
     auto it = r.fields.find(s.field);
     if (it == r.fields.end()) continue;
-    long long bytes = parse_size_bytes(it->second);
-    if (bytes >= 0) f[s.fact] = std::to_string(bytes);
+    if (std::optional<long long> bytes = parse_size_bytes(it->second)) f[s.fact] = std::to_string(*bytes);
   }
   if (r.fields.count("gpu")) f["device"] = r.fields.at("gpu");
   if (r.rule == "host.oom-kill" && r.fields.count("count")) f["oom_kill_events"] = r.fields.at("count");
@@ -182,7 +183,7 @@ void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
   if (f.count("device")) where += std::string(where.empty() ? "" : ", ") + "GPU " + f["device"];
   std::string h = (r.rule.rfind("host.", 0) == 0 ? "Host OOM on " : "OOM on ") + who;
   if (!where.empty()) h += " (" + where + ")";
-  if (f.count("phase") && f["phase"] != "unknown") h += " during " + f["phase"];
+  if (phase != OomPhase::Unknown) h += std::string(" during ") + oom_phase_name(phase);
   std::string mem;
   if (auto t = as_int(f, "tried_to_allocate_bytes")) mem = "tried " + gib(*t);
   if (auto fr = as_int(f, "gpu_free_bytes")) {
@@ -201,7 +202,7 @@ void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
     if (!f.count(k)) missing += std::string(missing.empty() ? "" : ", ") + k;
   out.push_back(check("oom_phase_and_sizes",
                       "Rank, phase, batch sizes, sequence length, parallelism and peak memory",
-                      missing.empty() ? "passed" : "unknown",
+                      missing.empty() ? CheckStatus::Passed : CheckStatus::Unknown,
                       missing.empty() ? h : "missing " + missing + ": " + kWhereConfig));
 
   auto reserved = as_int(f, "reserved_unallocated_bytes");
@@ -210,71 +211,94 @@ void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
     // Fragmentation: PyTorch holds memory it cannot hand out in the requested block size.
     bool large = *reserved > *total / 20 && *reserved > (1LL << 30);
     out.push_back(check("oom_fragmentation", "Reserved-but-unallocated memory (fragmentation)",
-                        large ? "failed" : "passed",
+                        large ? CheckStatus::Failed : CheckStatus::Passed,
                         gib(*reserved) + " reserved but unallocated" +
                             (large ? ": set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" : ": not the problem")));
   }
 }
 
-std::string gpu_generation(const Facts& f) {
+// GPU generations as far as CUDA_DEVICE_MAX_CONNECTIONS cares.
+enum class GpuGeneration : std::uint8_t { Unknown, Older, Ampere, Hopper, Blackwell };
+
+// The generation as the check's detail names it.
+const char* generation_name(GpuGeneration g) {
+  switch (g) {
+    case GpuGeneration::Unknown: return "";
+    case GpuGeneration::Older: return "older";
+    case GpuGeneration::Ampere: return "ampere";
+    case GpuGeneration::Hopper: return "hopper";
+    case GpuGeneration::Blackwell: return "blackwell";
+  }
+  return "";
+}
+
+GpuGeneration gpu_generation(const Facts& f) {
   std::string model = get(f, "gpu_model"), cc = get(f, "compute_capability");
   if (!cc.empty()) {
     int major = cc[0] - '0';
-    if (major >= 10) return "blackwell";
-    if (cc.size() >= 2 && cc[0] == '1' && std::isdigit(static_cast<unsigned char>(cc[1]))) return "blackwell";
-    if (major == 9) return "hopper";
-    if (major == 8) return "ampere";
-    if (major >= 0 && major <= 7) return "older";
+    if (major >= 10) return GpuGeneration::Blackwell;
+    if (cc.size() >= 2 && cc[0] == '1' && std::isdigit(static_cast<unsigned char>(cc[1])))
+      return GpuGeneration::Blackwell;
+    if (major == 9) return GpuGeneration::Hopper;
+    if (major == 8) return GpuGeneration::Ampere;
+    if (major >= 0 && major <= 7) return GpuGeneration::Older;
   }
   if (model.find("B200") != std::string::npos || model.find("GB200") != std::string::npos ||
       model.find("B100") != std::string::npos || model.find("GB300") != std::string::npos)
-    return "blackwell";
+    return GpuGeneration::Blackwell;
   if (model.find("H100") != std::string::npos || model.find("H200") != std::string::npos ||
       model.find("H800") != std::string::npos || model.find("GH200") != std::string::npos)
-    return "hopper";
+    return GpuGeneration::Hopper;
   if (model.find("A100") != std::string::npos || model.find("A800") != std::string::npos ||
       model.find("A10") != std::string::npos || model.find("A40") != std::string::npos)
-    return "ampere";
-  return "";
+    return GpuGeneration::Ampere;
+  return GpuGeneration::Unknown;
 }
+
+// What CUDA_DEVICE_MAX_CONNECTIONS must be. The check decides on this, and words it separately.
+enum class ConnectionsRule : std::uint8_t { Undecided, NotOne, ThirtyTwo, Unset, One };
 
 CheckResult cuda_device_max_connections(const RootCauseReport& r) {
   const Facts& f = r.facts;
   const std::string text = "CUDA_DEVICE_MAX_CONNECTIONS fits the hardware and parallelism (runbook rule)";
-  std::string gen = gpu_generation(f);
+  const GpuGeneration generation = gpu_generation(f);
+  const std::string gen = generation_name(generation);
   auto tp = as_int(f, "tensor_model_parallel_size");
   auto cp = as_int(f, "context_parallel_size");
   bool fsdp = is_true(f, "use_torch_fsdp2") || is_true(f, "use_megatron_fsdp") || is_true(f, "use_custom_fsdp");
   bool moe_overlap = is_true(f, "overlap_moe_expert_parallel_comm");
   std::string value = get(f, "cuda_device_max_connections");
 
+  ConnectionsRule rule = ConnectionsRule::Undecided;
   std::string required, why;
-  if (fsdp) { required = "not 1 (unset or > 1)"; why = "FSDP (Torch-FSDP2 / Megatron-FSDP) is on"; }
-  else if (moe_overlap) { required = "32"; why = "overlap_moe_expert_parallel_comm is on"; }
-  else if (gen == "blackwell") { required = "unset (not needed)"; why = "Blackwell GPUs"; }
+  if (fsdp) { rule = ConnectionsRule::NotOne; required = "not 1 (unset or > 1)"; why = "FSDP (Torch-FSDP2 / Megatron-FSDP) is on"; }
+  else if (moe_overlap) { rule = ConnectionsRule::ThirtyTwo; required = "32"; why = "overlap_moe_expert_parallel_comm is on"; }
+  else if (generation == GpuGeneration::Blackwell) { rule = ConnectionsRule::Unset; required = "unset (not needed)"; why = "Blackwell GPUs"; }
   else if ((tp && *tp > 1) || (cp && *cp > 1)) {
-    if (gen.empty()) { required = "1 on Hopper/Ampere"; why = "TP>1 or CP>1 without FSDP; GPU generation unknown"; }
+    rule = ConnectionsRule::One;
+    if (generation == GpuGeneration::Unknown) { required = "1 on Hopper/Ampere"; why = "TP>1 or CP>1 without FSDP; GPU generation unknown"; }
     else { required = "1"; why = "TP>1 or CP>1 without FSDP on " + gen; }
-  } else if (tp && cp) { required = "unset (not needed)"; why = "TP=1 and CP=1"; }
+  } else if (tp && cp) { rule = ConnectionsRule::Unset; required = "unset (not needed)"; why = "TP=1 and CP=1"; }
 
   if (r.rule == "megatron.cuda-device-max-connections" || r.rule == "megatron.fsdp-cuda-device-max-connections") {
     std::string fix = r.rule == "megatron.fsdp-cuda-device-max-connections"
                           ? "do not export CUDA_DEVICE_MAX_CONNECTIONS=1 with FSDP: unset it (or set it > 1)"
-                          : (gen == "blackwell" ? "on Blackwell it is not needed; this assertion means the GPU was not recognised: check the build"
+                          : (generation == GpuGeneration::Blackwell ? "on Blackwell it is not needed; this assertion means the GPU was not recognised: check the build"
                                                 : "export CUDA_DEVICE_MAX_CONNECTIONS=1 in the sbatch script before the launch (TP>1 or CP>1 on " +
-                                                      (gen.empty() ? std::string("pre-Blackwell GPUs") : gen) + ", no FSDP)");
-    return check("cuda_device_max_connections", text, "failed", "Megatron asserted on it: " + fix);
+                                                      (generation == GpuGeneration::Unknown ? std::string("pre-Blackwell GPUs") : gen) + ", no FSDP)");
+    return check("cuda_device_max_connections", text, CheckStatus::Failed, "Megatron asserted on it: " + fix);
   }
-  if (required.empty())
-    return check("cuda_device_max_connections", text, "unknown",
+  if (rule == ConnectionsRule::Undecided)
+    return check("cuda_device_max_connections", text, CheckStatus::Unknown,
                  std::string("missing tensor/context parallel sizes: ") + kWhereConfig);
   if (value.empty())
-    return check("cuda_device_max_connections", text, "unknown",
+    return check("cuda_device_max_connections", text, CheckStatus::Unknown,
                  "should be " + required + " (" + why + "); its value is not in the logs: echo it in the batch script");
-  bool ok = required.rfind("not 1", 0) == 0 ? value != "1"
-            : required.rfind("unset", 0) == 0 ? true
-            : required.rfind("1", 0) == 0 ? value == "1" : value == required;
-  return check("cuda_device_max_connections", text, ok ? "passed" : "failed",
+  bool ok = rule == ConnectionsRule::NotOne ? value != "1"
+            : rule == ConnectionsRule::Unset  ? true
+            : rule == ConnectionsRule::One    ? value == "1"
+                                              : value == "32";
+  return check("cuda_device_max_connections", text, ok ? CheckStatus::Passed : CheckStatus::Failed,
                "is " + value + ", should be " + required + " (" + why + ")");
 }
 
@@ -325,37 +349,37 @@ void import_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) 
   f["venv_in_frames"] = venv ? "true" : "false";
 
   if (trees.empty())
-    out.push_back(check("work_tree", "The frames and the launch point to the intended work tree", "unknown",
+    out.push_back(check("work_tree", "The frames and the launch point to the intended work tree", CheckStatus::Unknown,
                         "no source frames in the traceback"));
   else if (trees.size() > 1) {
     std::string others;
     for (const auto& t : trees)
       if (t != work_tree) others += (others.empty() ? "" : ", ") + t;
-    out.push_back(check("work_tree", "The frames and the launch point to the intended work tree", "failed",
+    out.push_back(check("work_tree", "The frames and the launch point to the intended work tree", CheckStatus::Failed,
                         "the script runs from " + work_tree + " but code is also imported from " + others +
                             ": `cd <MEGATRON_WORKTREE>` before the launch and remove the stale copy from PYTHONPATH"));
   } else {
-    out.push_back(check("work_tree", "The frames and the launch point to the intended work tree", "passed",
+    out.push_back(check("work_tree", "The frames and the launch point to the intended work tree", CheckStatus::Passed,
                         "all frames are under " + work_tree + ": confirm it is the work tree the job meant to run"));
   }
   if (venv)
-    out.push_back(check("uv_sync", "`uv sync` was run: the venv has the module", "failed",
+    out.push_back(check("uv_sync", "`uv sync` was run: the venv has the module", CheckStatus::Failed,
                         "the interpreter runs from a venv" + (packages.empty() ? std::string() : " (" + packages + ")") +
                             " that lacks '" + get(f, "missing_module") + get(f, "missing_library") +
                             "': run `uv sync` with the extras that provide it"));
   else if (!packages.empty())
-    out.push_back(check("uv_sync", "`uv sync` was run: the venv has the module", "failed",
+    out.push_back(check("uv_sync", "`uv sync` was run: the venv has the module", CheckStatus::Failed,
                         "packages come from " + packages + ", not the work tree's .venv: run `uv sync` and launch with `uv run python -m torch.distributed.run`"));
   else
-    out.push_back(check("uv_sync", "`uv sync` was run: the venv has the module", "unknown",
+    out.push_back(check("uv_sync", "`uv sync` was run: the venv has the module", CheckStatus::Unknown,
                         "no installed-package frame in the traceback shows which interpreter ran"));
   std::string path = get(r.fields, "path");
   if (!path.empty() && !work_tree.empty() && path.rfind(work_tree, 0) != 0)
-    out.push_back(check("pythonpath", "No stale PYTHONPATH or installed copy shadows the work tree", "failed",
+    out.push_back(check("pythonpath", "No stale PYTHONPATH or installed copy shadows the work tree", CheckStatus::Failed,
                         "the module was imported from " + path + ", outside " + work_tree +
                             ": a stale PYTHONPATH entry or an installed copy shadows the work tree"));
   else
-    out.push_back(check("pythonpath", "No stale PYTHONPATH or installed copy shadows the work tree", "unknown",
+    out.push_back(check("pythonpath", "No stale PYTHONPATH or installed copy shadows the work tree", CheckStatus::Unknown,
                         "print PYTHONPATH in the batch script to see it in the logs"));
 }
 
@@ -370,10 +394,10 @@ CheckResult same_command(const JobFacts& job) {
       same += (same.empty() ? "" : ", ") + key + "=" + values.begin()->first;
     }
   }
-  if (!differing.empty()) return check("same_command_all_ranks", text, "failed", differing);
+  if (!differing.empty()) return check("same_command_all_ranks", text, CheckStatus::Failed, differing);
   if (!same.empty())
-    return check("same_command_all_ranks", text, "passed", "every file that printed them agrees: " + same);
-  return check("same_command_all_ranks", text, "unknown",
+    return check("same_command_all_ranks", text, CheckStatus::Passed, "every file that printed them agrees: " + same);
+  return check("same_command_all_ranks", text, CheckStatus::Unknown,
                "no launch settings in the logs: echo MASTER_ADDR, MASTER_PORT and NNODES in the batch script");
 }
 
@@ -421,25 +445,25 @@ void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::v
 
   std::string addr = get(f, "master_addr");
   out.push_back(check("master_addr_resolves", "MASTER_ADDR resolves on every node",
-                      name_failure ? "failed" : "unknown",
+                      name_failure ? CheckStatus::Failed : CheckStatus::Unknown,
                       name_failure ? "a name-resolution error was logged" + (addr.empty() ? std::string() : " (MASTER_ADDR=" + addr + ")")
                                    : "no resolution error in the logs; take MASTER_ADDR from `scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1`"));
   if (address_in_use)
-    out.push_back(check("port_reachable", "The rendezvous port is free and reachable", "failed",
+    out.push_back(check("port_reachable", "The rendezvous port is free and reachable", CheckStatus::Failed,
                         "the port was already in use: another job on the node holds it; pick another MASTER_PORT"));
   else if (!peer.empty())
-    out.push_back(check("port_reachable", "The rendezvous port is free and reachable", "failed",
+    out.push_back(check("port_reachable", "The rendezvous port is free and reachable", CheckStatus::Failed,
                         "could not connect to " + f["peer"] + ": the master was not listening there (wrong address/port, or it died first)"));
   else
-    out.push_back(check("port_reachable", "The rendezvous port is free and reachable", "unknown", "no connection error names a peer"));
+    out.push_back(check("port_reachable", "The rendezvous port is free and reachable", CheckStatus::Unknown, "no connection error names a peer"));
 
   // Different MASTER_PORT / MASTER_ADDR echoed by different files means different commands.
   out.push_back(same_command(job));
   if (!joined.empty())
-    out.push_back(check("allocation", "Every node of the allocation joined", "failed",
+    out.push_back(check("allocation", "Every node of the allocation joined", CheckStatus::Failed,
                         joined + " clients joined the store: the missing node(s) never started, crashed early or used a different --master-addr/--master-port"));
   else
-    out.push_back(check("allocation", "Every node of the allocation joined", "unknown",
+    out.push_back(check("allocation", "Every node of the allocation joined", CheckStatus::Unknown,
                         "compare sacct NodeList with the hosts that printed anything"));
   if (hang && (r.rule.find("watchdog") != std::string::npos || r.rule.find("heartbeat") != std::string::npos)) {
     std::string laggards;
@@ -461,7 +485,7 @@ void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::v
                  (timeout.empty() ? "" : " after " + timeout + " ms") +
                  (r.rank >= 0 ? " on rank " + std::to_string(r.rank) : "") + "; no rank crashed" +
                  (f.count("last_iteration") ? ", last iteration " + f["last_iteration"] : "");
-    out.push_back(check("hang", "A hang: no rank crashed, a collective never completed", "failed",
+    out.push_back(check("hang", "A hang: no rank crashed, a collective never completed", CheckStatus::Failed,
                         (laggards.empty() ? std::string("no rank printed its last completed work") : laggards) +
                             "; enable the flight recorder (TORCH_NCCL_TRACE_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1) to see which rank never joined"));
   }
@@ -469,75 +493,108 @@ void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::v
 
 }  // namespace
 
-long long parse_size_bytes(const std::string& text) {
+std::optional<long long> parse_size_bytes(const std::string& text) {
   std::string_view s = trim_spaces(text);
   double v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc()) return -1;
+  if (ec != std::errc()) return std::nullopt;
   std::string_view unit = trim_spaces(s.substr(static_cast<std::size_t>(p - s.data())));
   double scale = unit == "B" ? 1.0 : unit == "KiB" ? 1024.0 : unit == "MiB" ? 1048576.0
                : unit == "GiB" ? 1073741824.0 : unit == "TiB" ? 1099511627776.0 : -1;
-  if (scale < 0) return -1;
+  if (scale < 0) return std::nullopt;
   return static_cast<long long>(std::llround(v * scale));
 }
 
-std::string oom_phase(const std::vector<Frame>& frames) {
+OomPhase oom_phase(const std::vector<Frame>& frames) {
   for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
     const std::string& fn = it->function;
     const std::string& p = it->path;
     if (fn == "backward" || fn == "_engine_run_backward" || fn == "backward_step" || fn == "custom_backward" ||
         fn == "run_backward")
-      return "backward";
+      return OomPhase::Backward;
     if (p.find("/optimizer/") != std::string::npos || p.find("torch/optim/") != std::string::npos ||
         fn == "_copy_model_grads_to_main_grads")
-      return "optimizer";
+      return OomPhase::Optimizer;
     if (fn == "load_checkpoint" || fn == "save_checkpoint" || p.find("dist_checkpointing") != std::string::npos)
-      return "checkpoint";
+      return OomPhase::Checkpoint;
     if (fn == "build_train_valid_test_data_iterators" || p.find("torch/utils/data/") != std::string::npos)
-      return "data";
+      return OomPhase::Data;
     if (fn == "forward" || fn == "forward_step" || fn == "forward_step_calc_loss" || fn == "_call_impl")
-      return "forward";
+      return OomPhase::Forward;
+  }
+  return OomPhase::Unknown;
+}
+
+const char* oom_phase_name(OomPhase p) {
+  switch (p) {
+    case OomPhase::Forward: return "forward";
+    case OomPhase::Backward: return "backward";
+    case OomPhase::Optimizer: return "optimizer";
+    case OomPhase::Checkpoint: return "checkpoint";
+    case OomPhase::Data: return "data";
+    case OomPhase::Unknown: return "unknown";
   }
   return "unknown";
 }
 
 JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank) {
   JobFacts job;
-  long long last_iteration = -1;
-  double peak_any = -1, peak_rank = -1;
-  std::string peak_any_where, peak_rank_where;
+  // Running maxima for the keys that merge by number; rendered once all files are seen.
+  struct Peak {
+    double any = -1, of_rank = -1;
+    std::string any_value, any_where, rank_where;
+  };
+  std::map<std::string, Peak> peaks;               // MaxPerRank keys
+  std::map<std::string, long long> int_maxima;     // Max keys
   for (const auto& fr : files) {
     for (const auto& fact : fr.facts) {
+      const FactSpec spec = fact_spec(fact.key);
       // Per-process values and Python's None say nothing about the job.
-      if (fact.value == "None" || fact.key == "rank" || fact.key == "local_rank") continue;
+      if (fact.value == "None" || spec.across_files == FactMerge::PerProcess) continue;
       std::string where = fr.file.display_path + ":" + std::to_string(fact.line);
-      if (fact.key == "master_addr" || fact.key == "master_port" || fact.key == "nnodes" ||
-          fact.key == "nproc_per_node" || fact.key == "world_size_env")
-        job.launch_variants[fact.key].emplace(fact.value, where);
-      if (fact.key == "last_iteration") {
-        long long v = std::atoll(fact.value.c_str());
-        if (v > last_iteration) {
-          last_iteration = v;
-          job.where["last_iteration"] = where;
+      switch (spec.across_files) {
+        case FactMerge::Max: {
+          long long v = std::atoll(fact.value.c_str());
+          auto [it, inserted] = int_maxima.try_emplace(fact.key, -1);  // counts start at 0
+          if (v > it->second) {
+            it->second = v;
+            job.where[fact.key] = where;
+          }
+          break;
         }
-      } else if (fact.key == "peak_allocated_mb") {
-        double v = std::atof(fact.value.c_str());
-        if (v > peak_any) { peak_any = v; peak_any_where = where; job.values["peak_allocated_mb"] = fact.value; }
-        if (rank >= 0 && fact.rank == rank && v > peak_rank) { peak_rank = v; peak_rank_where = where; }
-      } else if (!job.values.count(fact.key)) {
-        job.values[fact.key] = fact.value;
-        job.where[fact.key] = where;
+        case FactMerge::MaxPerRank: {
+          double v = std::atof(fact.value.c_str());
+          Peak& p = peaks[fact.key];
+          if (v > p.any) { p.any = v; p.any_value = fact.value; p.any_where = where; }
+          if (rank >= 0 && fact.rank == rank && v > p.of_rank) { p.of_rank = v; p.rank_where = where; }
+          break;
+        }
+        case FactMerge::LaunchVariants:
+          job.launch_variants[fact.key].emplace(fact.value, where);
+          [[fallthrough]];  // the first value is the job's value too
+        case FactMerge::First:
+        case FactMerge::Latest:
+        case FactMerge::PerProcess:
+          if (!job.values.count(fact.key)) {
+            job.values[fact.key] = fact.value;
+            job.where[fact.key] = where;
+          }
+          break;
       }
     }
   }
-  if (last_iteration >= 0) job.values["last_iteration"] = std::to_string(last_iteration);
-  if (peak_rank >= 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", peak_rank);
-    job.values["peak_allocated_mb"] = buf;
-    job.where["peak_allocated_mb"] = peak_rank_where;
-  } else if (peak_any >= 0) {
-    job.where["peak_allocated_mb"] = peak_any_where;
+  for (const auto& [key, v] : int_maxima)
+    if (v >= 0) job.values[key] = std::to_string(v);
+  for (const auto& [key, p] : peaks) {
+    if (p.of_rank >= 0) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f", p.of_rank);
+      job.values[key] = buf;
+      job.where[key] = p.rank_where;
+    } else if (p.any >= 0) {
+      job.values[key] = p.any_value;
+      job.where[key] = p.any_where;
+    }
   }
   return job;
 }
@@ -547,9 +604,9 @@ void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
   (void)root;
   for (const auto& [k, v] : job.values) r.facts.emplace(k, v);
   std::vector<CheckResult> evaluated;
-  if (r.category == "oom") {
+  if (r.category == Category::Oom) {
     oom_facts_and_checks(r, evaluated);
-  } else if (r.category == "shape") {
+  } else if (r.category == Category::Shape) {
     if (!r.frames.empty()) {
       const std::string& p = r.frames.back().path;
       r.facts["raised_in"] = p.find("megatron/training/arguments") != std::string::npos ? "megatron argument validation"
@@ -561,16 +618,16 @@ void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
     evaluated.push_back(world_size_product(r));
     evaluated.push_back(heads_divisible(r));
     evaluated.push_back(batch_divisible(r));
-  } else if (r.category == "import") {
+  } else if (r.category == Category::Import) {
     import_facts_and_checks(r, evaluated);
-  } else if (r.category == "nccl") {
+  } else if (r.category == Category::Nccl) {
     nccl_facts_and_checks(r, job, timeline, matcher, evaluated);
   }
-  if (r.category != "import" && r.category != "nccl") {
+  if (r.category != Category::Import && r.category != Category::Nccl) {
     // CUDA_DEVICE_MAX_CONNECTIONS matters for every training run; report it when decidable
     // or when Megatron asserted on it.
     CheckResult c = cuda_device_max_connections(r);
-    if (c.status != "unknown" || r.category == "oom" || r.category == "shape" ||
+    if (c.status != CheckStatus::Unknown || r.category == Category::Oom || r.category == Category::Shape ||
         r.rule.find("cuda-device-max-connections") != std::string::npos)
       evaluated.push_back(std::move(c));
   }

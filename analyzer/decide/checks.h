@@ -4,7 +4,9 @@
 // evaluate the runbook's checks against them: failed, passed, or unknown with what is missing.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,9 +17,10 @@
 
 namespace megatriage {
 
-/// Job-wide facts: the first value seen in file order (rank 0's dump prints first) for
-/// configuration keys; the highest for `last_iteration`; `peak_allocated_mb` of `rank` when that
-/// rank printed one, else the highest. `where` says file:line for each.
+/// Job-wide facts, each key merged across files as the fact registry (model/fact_registry.h)
+/// says: the first value seen in file order (rank 0's dump prints first) for configuration keys;
+/// the highest for `last_iteration`; `peak_allocated_mb` of `rank` when that rank printed one,
+/// else the highest. `where` says file:line for each.
 struct JobFacts {
   std::map<std::string, std::string> values;
   std::map<std::string, std::string> where;
@@ -29,12 +32,17 @@ struct JobFacts {
 
 JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank);
 
-/// Parses `2.00 GiB`, `637.84 MiB`, `13.81 MiB`, `512 B` to bytes; -1 when it is not a size.
-long long parse_size_bytes(const std::string& text);
+/// Parses `2.00 GiB`, `637.84 MiB`, `13.81 MiB`, `512 B` to bytes; nullopt when it is not a size.
+std::optional<long long> parse_size_bytes(const std::string& text);
 
-/// Phase of an OOM from the traceback frames, innermost first: forward | backward | optimizer |
-/// checkpoint | data | unknown.
-std::string oom_phase(const std::vector<Frame>& frames);
+/// The step of training an OOM happened in.
+enum class OomPhase : std::uint8_t { Forward, Backward, Optimizer, Checkpoint, Data, Unknown };
+
+/// The phase's name, as the `phase` fact and the headline print it.
+const char* oom_phase_name(OomPhase p);
+
+/// Phase of an OOM from the traceback frames, the innermost deciding.
+OomPhase oom_phase(const std::vector<Frame>& frames);
 
 /// Adds root facts to `r.facts`, evaluates the checks (before the rule's own advice) and sets
 /// `r.headline`. `root` is the root event; `timeline` gives the rest of the job.

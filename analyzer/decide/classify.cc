@@ -22,7 +22,7 @@ const Rule* best_rule(const Event& e, const RuleMatcher& matcher) {
 
 // A runbook check from the rule's data: shown to the user, not decided from the logs.
 CheckResult advice(std::string text) {
-  return CheckResult{"advice", std::move(text), "unknown", "runbook advice: not decided from the logs"};
+  return advice_check(std::move(text), "runbook advice: not decided from the logs");
 }
 
 std::map<std::string, std::string> facts_for(const Event& e, const Finding& f, const RuleMatcher& matcher) {
@@ -57,20 +57,20 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   const Rule* rule = best_rule(e, matcher);
   r.fields = facts_for(e, finding, matcher);
   if (rule != nullptr) {
-    r.category = category_name(rule->category);
+    r.category = rule->category;
     r.rule = rule->id;
     r.title = rule->title;
     r.explain = fill_placeholders(rule->explain, r.fields);
     for (const auto& c : rule->checks) r.checks.push_back(advice(fill_placeholders(c, r.fields)));
   } else {
-    r.category = "unknown";
+    r.category = Category::Unknown;
     r.rule = kUnclassifiedRule;
     r.title = "Python exception not recognised by any rule";
     r.explain = "The first failing rank raised an exception that none of the rules classify.";
     r.checks.push_back(advice("Read the innermost frames above: the exception was raised there."));
     r.checks.push_back(advice("Add a rule to rules/ (see rules/README.md) if this failure recurs."));
   }
-  r.evidence = e.kind == EventKind::Traceback ? "traceback" : "line";
+  r.evidence = e.kind == EventKind::Traceback ? Evidence::Traceback : Evidence::Line;
   r.rank = finding.who.rank;
   r.local_rank = finding.who.local_rank;
   r.task = finding.who.task;
@@ -81,7 +81,7 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   if (r.local_rank < 0) r.local_rank = shown.event->who.local_rank;
   if (e.time.source == TimeSource::Explicit) {
     r.time_us = e.time.us;
-    r.time_basis = "explicit";
+    r.time_basis = TimeBasis::Explicit;
   } else {
     if (e.time.known()) r.after_us = e.time.us;
     r.before_us = e.before_us;
@@ -91,7 +91,7 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
       r.reasons.push_back("the stamps around it go backwards; its lower time bound was dropped");
     }
     r.time_us = entry.key_us;
-    r.time_basis = e.before_us ? "bounded" : (e.time.known() ? "inherited" : "none");
+    r.time_basis = e.before_us ? TimeBasis::Bounded : (e.time.known() ? TimeBasis::Inherited : TimeBasis::None);
   }
   r.year_inferred = e.time.year_inferred;
   r.exception = e.text;
@@ -150,8 +150,8 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
       order.push_back(index);
       g.rule = rule ? rule->id : kUnclassifiedRule;
       g.title = rule ? rule->title : "Python exception not recognised by any rule";
-      g.category = rule ? category_name(rule->category) : "unknown";
-      g.role = role_name(role);
+      g.category = rule ? rule->category : Category::Unknown;
+      g.role = role;
       g.example = e.text.substr(0, 300);
       g.first_file = timeline[i].file->file.display_path;
       g.first_line = e.origin.line;
@@ -182,7 +182,7 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
   // What the reader needs first: other causes, then symptoms, then teardown noise; within a
   // role, timeline order (stable).
   auto rank_of = [](const SymptomGroup& g) {
-    return g.role == "cause" ? 0 : g.role == "symptom" ? 1 : 2;
+    return g.role == RuleRole::Cause ? 0 : g.role == RuleRole::Symptom ? 1 : 2;
   };
   std::stable_sort(out.begin(), out.end(), [&](const SymptomGroup& a, const SymptomGroup& b) {
     return rank_of(a) < rank_of(b);

@@ -181,7 +181,7 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
   Finding f;
   if (cause) {
     f.index = *cause;
-    f.basis = "cause";
+    f.basis = Basis::Cause;
     const Event& e = *timeline[*cause].event;
     f.reasons.push_back(e.kind == EventKind::Traceback
                             ? "earliest traceback whose exception is not an NCCL/teardown symptom"
@@ -191,12 +191,12 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
                           " symptom event(s) ordered before it were set aside");
   } else if (nccl_symptom) {
     f.index = *nccl_symptom;
-    f.basis = "nccl-fallback";
+    f.basis = Basis::NcclFallback;
     f.reasons.push_back("no Python traceback other than NCCL/collective symptoms: the earliest "
                         "NCCL/rendezvous error is the root");
   } else if (teardown) {
     f.index = *teardown;
-    f.basis = "teardown-fallback";
+    f.basis = Basis::TeardownFallback;
     f.reasons.push_back("only teardown tracebacks (signals, launcher summaries) were found");
   } else {
     return std::nullopt;
@@ -231,12 +231,12 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
 
   // Confidence: how well the time line separates the root from the next candidate.
   if (!root.key_us) {
-    f.confidence = "low";
+    f.confidence = Confidence::Low;
     f.reasons.push_back("no timestamps: ordered by file and line only");
   } else if (e.time.source == TimeSource::Explicit || e.before_us) {
-    f.confidence = "high";
+    f.confidence = Confidence::High;
   } else {
-    f.confidence = "medium";
+    f.confidence = Confidence::Medium;
   }
   return f;
 }

@@ -10,6 +10,7 @@
 
 #include "decide/timeline.h"
 #include "match/rule_matcher.h"
+#include "model/report.h"
 
 namespace megatriage {
 
@@ -27,8 +28,8 @@ struct Finding {
   std::size_t location = 0;          // the copy of it to point the user at (see select_root_cause)
   Attribution who;                   // enriched attribution
   std::vector<std::string> reasons;  // why this event was chosen
-  std::string confidence;            // high | medium | low
-  std::string basis;                 // cause | nccl-fallback | teardown-fallback
+  Confidence confidence = Confidence::Low;
+  Basis basis = Basis::Cause;
 };
 
 /// Chooses the root cause, or nullopt when nothing failed. Policy: the earliest cause

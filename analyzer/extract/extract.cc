@@ -13,6 +13,7 @@
 #include "extract/line_prefix.h"
 #include "extract/megatron_config.h"
 #include "extract/timestamp.h"
+#include "model/fact_registry.h"
 #include "scan/chunk_scan.h"
 #include "scan/line_searcher.h"
 
@@ -230,11 +231,13 @@ class FileAnalyzer : public LineSink {
   }
 
   // Facts repeat (every iteration line, every GPU mention): keep the first value of a
-  // configuration key, the latest progress figures, and one memory peak per rank.
+  // configuration key, the latest progress figures, and one memory peak per rank, as the fact
+  // registry says per key.
   void keep_facts() {
     for (auto& fact : new_facts_) {
-      bool progress = fact.key == "last_iteration" || fact.key == "lm_loss" || fact.key == "train_iters_total";
-      bool per_rank = fact.key == "peak_allocated_mb" || fact.key == "max_reserved_mb";
+      const FactMerge merge = fact_spec(fact.key).in_file;
+      bool progress = merge == FactMerge::Latest;
+      bool per_rank = merge == FactMerge::MaxPerRank;
       std::string slot = per_rank ? fact.key + "#" + std::to_string(fact.rank) : fact.key;
       auto [it, inserted] = fact_slots_.try_emplace(slot, result_.facts.size());
       if (inserted) {

@@ -229,7 +229,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
     case State::AfterBlank: {
       std::string_view t = trim(body);
       if (t == kDirectCause || t == kDuringHandling) {
-        current_.chain_kind = (t == kDirectCause) ? "cause" : "context";
+        current_.chain_kind = (t == kDirectCause) ? ChainKind::Cause : ChainKind::Context;
         state_ = State::ChainSeparator;
       } else if (!t.empty()) {
         complete();
@@ -269,7 +269,7 @@ std::string to_debug_string(const Traceback& tb) {
     out += " exc@" + std::to_string(b.exception_line) + "=\"" + b.exception + "\"";
     if (!b.message_tail.empty()) out += " +tail";
   }
-  if (!tb.chain_kind.empty()) out += " chain=" + tb.chain_kind;
+  if (tb.chain_kind != ChainKind::None) out += std::string(" chain=") + chain_kind_name(tb.chain_kind);
   if (tb.exception_group) out += " group";
   if (tb.incomplete) out += " incomplete";
   return out;

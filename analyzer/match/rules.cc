@@ -515,16 +515,6 @@ bool read_file(const std::filesystem::path& path, std::string& out) {
 
 }  // namespace
 
-const char* role_name(RuleRole r) {
-  switch (r) {
-    case RuleRole::Cause: return "cause";
-    case RuleRole::Symptom: return "symptom";
-    case RuleRole::Context: return "context";
-    case RuleRole::Teardown: return "teardown";
-  }
-  return "cause";
-}
-
 std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
                                    DiagnosticSink& diags, bool checked_before) {
   std::vector<Rule> out;

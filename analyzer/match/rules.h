@@ -25,16 +25,7 @@ enum class AppliesTo : std::uint8_t {
   Exception,  // a traceback's final exception text (type: message, continuation lines joined by '\n')
 };
 
-/// How a match bears on the root cause.
-enum class RuleRole : std::uint8_t {
-  Cause,      // can be the root cause when it is the earliest
-  Symptom,    // consequence of another failure (watchdog, communicator aborted, peer reset);
-              // the root only when nothing else exists and its category is nccl
-  Context,    // a fact (launcher exit, configuration), never the root
-  Teardown,   // printed while dying (SIGTERM, destroy_process_group warnings); never the root
-};
-
-const char* role_name(RuleRole r);
+// RuleRole and role_name live in model/types.h: the report carries them too.
 
 struct RuleSample {
   std::string text;

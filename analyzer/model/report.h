@@ -1,4 +1,6 @@
 // The report model: everything a renderer needs, decided already. Renderers format only.
+// Every closed set of values is an enum; its user-visible name comes from one `*_name()`
+// function (report.cc), called only where text for users is composed.
 #pragma once
 
 #include <cstdint>
@@ -10,25 +12,76 @@
 #include "base/diagnostics.h"
 #include "model/slurm_job_info.h"
 #include "model/traceback.h"
+#include "model/types.h"
 
 namespace megatriage {
 
 constexpr int kSchemaVersion = 1;
 
-/// One suggested check, evaluated as far as the logs allow.
-struct CheckResult {
-  std::string id;      // stable: world_size_product, heads_divisible_by_tp, ... or advice-N
-  std::string text;    // what to check
-  std::string status;  // failed | passed | unknown
-  std::string detail;  // the figures; for unknown, which fact is missing and where to find it
+/// What the logs say about a check.
+enum class CheckStatus : std::uint8_t {
+  Failed,   // the figures break it
+  Passed,   // the figures satisfy it
+  Unknown,  // a fact is missing (detail says which), or runbook advice nobody can decide
 };
 
+/// What kind of evidence the root cause is.
+enum class Evidence : std::uint8_t {
+  Traceback,  // a Python traceback's decisive exception
+  Line,       // one log line that a rule knows
+  Sacct,      // SLURM's accounting (`megatriage postmortem`), no log line
+};
+
+/// How the root cause's time is known.
+enum class TimeBasis : std::uint8_t {
+  Explicit,   // printed on its own line
+  Bounded,    // between the last stamp before it and the first after it in its stream
+  Inherited,  // only the last stamp before it
+  None,       // no stamp anywhere in its stream
+};
+
+/// How well the timeline separates the root cause from the next candidate.
+enum class Confidence : std::uint8_t { High, Medium, Low };
+
+/// Which of the root-cause policy's steps chose the root.
+enum class Basis : std::uint8_t {
+  Cause,             // the earliest cause
+  NcclFallback,      // no cause anywhere: the earliest NCCL-category symptom
+  TeardownFallback,  // neither: the earliest teardown traceback
+  External,          // not chosen from the timeline (SLURM's accounting); rendered empty
+};
+
+/// Whether the job failed.
+enum class Verdict : std::uint8_t { Failure, NoFailure };
+
+const char* check_status_name(CheckStatus s);
+const char* evidence_name(Evidence e);
+const char* time_basis_name(TimeBasis b);
+const char* confidence_name(Confidence c);
+const char* basis_name(Basis b);
+const char* verdict_name(Verdict v);
+
+/// One suggested check, evaluated as far as the logs allow.
+struct CheckResult {
+  std::string id;      // stable: world_size_product, heads_divisible_by_tp, ..., or kAdviceCheckId
+  std::string text;    // what to check
+  CheckStatus status = CheckStatus::Unknown;
+  std::string detail;  // the figures; for unknown, which fact is missing and where to find it
+  bool advice = false; // runbook advice from a rule (id kAdviceCheckId): shown, never decided
+};
+
+/// The id every piece of runbook advice carries in the report.
+inline constexpr const char* kAdviceCheckId = "advice";
+
+/// Runbook advice: shown to the user, not decided from the logs.
+CheckResult advice_check(std::string text, std::string detail);
+
 struct RootCauseReport {
-  std::string category;        // oom|shape|import|nccl|unknown
+  Category category = Category::Unknown;
   std::string rule;            // rule id
   std::string title;
   std::string explain;         // placeholders filled
-  std::string evidence;        // "traceback" | "line"
+  Evidence evidence = Evidence::Line;
   int rank = -1, local_rank = -1;
   int task = -1;               // SLURM task id (srun --label, %t in the file name)
   std::string host;
@@ -37,7 +90,7 @@ struct RootCauseReport {
   std::optional<std::int64_t> time_us;    // best estimate (see time_basis)
   std::optional<std::int64_t> after_us;   // lower bound (last stamp before, same stream)
   std::optional<std::int64_t> before_us;  // upper bound (first stamp after, same stream)
-  std::string time_basis;      // explicit | bounded | inherited | none
+  TimeBasis time_basis = TimeBasis::None;
   bool year_inferred = false;
   std::string exception;       // the decisive exception line
   std::vector<std::string> chain;  // every exception line of the chain, oldest first
@@ -46,16 +99,16 @@ struct RootCauseReport {
   std::vector<CheckResult> checks;
   std::map<std::string, std::string> fields;  // named groups of the rule
   std::map<std::string, std::string> facts;   // figures from the logs (snake_case keys)
-  std::string confidence;      // high | medium | low
-  std::string basis;           // cause | nccl-fallback (no cause anywhere) | teardown-fallback
+  Confidence confidence = Confidence::Low;
+  Basis basis = Basis::External;
   std::vector<std::string> reasons;  // why this and not something else
 };
 
 struct SymptomGroup {
   std::string rule;            // rule id, or python.unclassified-exception
   std::string title;
-  std::string category;
-  std::string role;            // symptom | teardown | cause (same or other causes, later)
+  Category category = Category::Unknown;
+  RuleRole role = RuleRole::Symptom;  // symptom | teardown | cause (same or other causes, later)
   std::uint64_t count = 0;
   std::vector<int> ranks;      // sorted, unique
   std::vector<std::string> hosts;  // sorted, unique
@@ -75,7 +128,7 @@ struct FileSummary {
 };
 
 struct Report {
-  std::string verdict;         // failure | no_failure
+  Verdict verdict = Verdict::NoFailure;
   std::optional<RootCauseReport> root_cause;
   std::vector<SymptomGroup> symptoms;
   std::vector<FileSummary> files;

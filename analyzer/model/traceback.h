@@ -27,10 +27,20 @@ struct ExceptionBlock {
   bool message_truncated = false;    // exception text or message tail cut by the limits
 };
 
+/// How the blocks of a chained traceback are linked (the separator line Python prints).
+enum class ChainKind : std::uint8_t {
+  None,     // one block, or blocks without a separator
+  Cause,    // "The above exception was the direct cause of the following exception:"
+  Context,  // "During handling of the above exception, another exception occurred:"
+};
+
+/// "cause", "context", or "" for None: the debug string's spelling.
+const char* chain_kind_name(ChainKind k);
+
 /// A finished traceback: blocks in printed order (oldest exception first).
 struct Traceback {
   std::vector<ExceptionBlock> blocks;
-  std::string chain_kind;            // "cause" | "context" | "" (how blocks are linked)
+  ChainKind chain_kind = ChainKind::None;
   bool exception_group = false;
   bool incomplete = false;           // ended (stream end / new header) before an exception line
   std::uint64_t first_line = 0, last_line = 0;

@@ -13,4 +13,14 @@ const char* category_name(Category c) {
   return "unknown";
 }
 
+const char* role_name(RuleRole r) {
+  switch (r) {
+    case RuleRole::Cause: return "cause";
+    case RuleRole::Symptom: return "symptom";
+    case RuleRole::Context: return "context";
+    case RuleRole::Teardown: return "teardown";
+  }
+  return "cause";
+}
+
 }  // namespace megatriage

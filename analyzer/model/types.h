@@ -55,6 +55,19 @@ struct Attribution {
 /// The five report categories; finer detail lives in rule ids.
 enum class Category : std::uint8_t { Oom, Shape, Import, Nccl, Unknown };
 
+/// How a rule's match bears on the root cause. Rules give it (match/rules.*); the report's
+/// symptom groups carry it.
+enum class RuleRole : std::uint8_t {
+  Cause,      // can be the root cause when it is the earliest
+  Symptom,    // consequence of another failure (watchdog, communicator aborted, peer reset);
+              // the root only when nothing else exists and its category is nccl
+  Context,    // a fact (launcher exit, configuration), never the root
+  Teardown,   // printed while dying (SIGTERM, destroy_process_group warnings); never the root
+};
+
+/// The names below are what users and rule files read; code decides on the enums, never on a
+/// name. Each returns a static string for every value.
 const char* category_name(Category c);
+const char* role_name(RuleRole r);
 
 }  // namespace megatriage

@@ -187,12 +187,12 @@ void append_diagnostics(std::string& text, const std::vector<Diagnostic>& diagno
 std::string render_json(const Report& report) {
   json doc;
   doc["schema_version"] = kSchemaVersion;
-  doc["verdict"] = report.verdict;
+  doc["verdict"] = verdict_name(report.verdict);
   if (report.root_cause) {
     const auto& r = *report.root_cause;
     json checks = json::array();
     for (const auto& c : r.checks)
-      checks.push_back({{"id", c.id}, {"text", clean(c.text)}, {"status", c.status}, {"detail", clean(c.detail)}});
+      checks.push_back({{"id", c.id}, {"text", clean(c.text)}, {"status", check_status_name(c.status)}, {"detail", clean(c.detail)}});
     json fields = json::object();
     for (const auto& [k, v] : r.fields) fields[k] = clean(v);
     json facts = json::object();
@@ -200,11 +200,11 @@ std::string render_json(const Report& report) {
     json chain = json::array();
     for (const auto& c : r.chain) chain.push_back(clean(c));
     doc["root_cause"] = {
-        {"category", r.category},
+        {"category", category_name(r.category)},
         {"rule", r.rule},
         {"title", r.title},
         {"explain", clean(r.explain)},
-        {"evidence", r.evidence},
+        {"evidence", evidence_name(r.evidence)},
         {"rank", nullable_int(r.rank)},
         {"local_rank", nullable_int(r.local_rank)},
         {"task", nullable_int(r.task)},
@@ -212,7 +212,7 @@ std::string render_json(const Report& report) {
         {"file", clean(r.file)},
         {"line", r.line},
         {"time", nullable_time(r.time_us)},
-        {"time_basis", r.time_basis},
+        {"time_basis", time_basis_name(r.time_basis)},
         {"time_after", nullable_time(r.after_us)},
         {"time_before", nullable_time(r.before_us)},
         {"year_inferred", r.year_inferred},
@@ -223,8 +223,8 @@ std::string render_json(const Report& report) {
         {"checks", checks},
         {"fields", fields},
         {"facts", facts},
-        {"confidence", r.confidence},
-        {"basis", r.basis},
+        {"confidence", confidence_name(r.confidence)},
+        {"basis", basis_name(r.basis)},
         {"reasons", r.reasons},
     };
   } else {
@@ -235,8 +235,8 @@ std::string render_json(const Report& report) {
     symptoms.push_back({
         {"rule", g.rule},
         {"title", g.title},
-        {"category", g.category},
-        {"role", g.role},
+        {"category", category_name(g.category)},
+        {"role", role_name(g.role)},
         {"count", g.count},
         {"ranks", g.ranks},
         {"hosts", g.hosts},

@@ -105,26 +105,32 @@ std::string render_text(const Report& report, const TextStyle& style) {
                std::to_string(report.files.size()) + " file(s)\n";
   } else {
     const auto& r = *report.root_cause;
-    std::string label = r.category == "nccl" ? "NCCL" : upper(r.category);
+    const std::string category = category_name(r.category);
+    std::string label = r.category == Category::Nccl ? "NCCL" : upper(category);
     // Verdict first; who and where follow in the headline and the root-cause block.
     w.out() += w.paint("megatriage: FAILURE — " + label, "1;31") + "\n";
 
     w.wrapped("", "  ", printable(r.headline));
-    w.heading("Root cause  [" + r.category + " · " + r.rule + " · confidence " + r.confidence + "]");
+    w.heading("Root cause  [" + category + " · " + r.rule + " · confidence " + confidence_name(r.confidence) + "]");
     w.wrapped("  ", "    ", printable(r.exception));
     std::string where = "  at " + printable(r.file) + ":" + std::to_string(r.line) + "  " +
                         who(r.rank, r.local_rank, r.task, r.host);
     w.out() += where + "\n";
     std::string when = "  time: ";
-    if (r.time_basis == "explicit") {
-      when += format_iso(*r.time_us);
-    } else if (r.time_basis == "bounded") {
-      when += "before " + format_iso(*r.before_us);
-      if (r.after_us) when += ", after " + format_iso(*r.after_us);
-    } else if (r.time_basis == "inherited") {
-      when += "after " + format_iso(*r.after_us) + " (last stamp before it)";
-    } else {
-      when += "unknown (no timestamp in its stream)";
+    switch (r.time_basis) {
+      case TimeBasis::Explicit:
+        when += format_iso(*r.time_us);
+        break;
+      case TimeBasis::Bounded:
+        when += "before " + format_iso(*r.before_us);
+        if (r.after_us) when += ", after " + format_iso(*r.after_us);
+        break;
+      case TimeBasis::Inherited:
+        when += "after " + format_iso(*r.after_us) + " (last stamp before it)";
+        break;
+      case TimeBasis::None:
+        when += "unknown (no timestamp in its stream)";
+        break;
     }
     if (r.year_inferred) when += "  [year inferred]";
     w.out() += when + "\n";
@@ -147,7 +153,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
   if (!report.symptoms.empty()) {
     w.heading(report.root_cause ? "What followed (symptoms and other failures)" : "Noise seen");
     for (const auto& g : report.symptoms) {
-      std::string line = printable(g.title) + " [" + g.rule + ", " + g.role + "]: " +
+      std::string line = printable(g.title) + " [" + g.rule + ", " + role_name(g.role) + "]: " +
                          std::to_string(g.count) + "×";
       if (!g.ranks.empty()) line += ", ranks " + compact_ranks(g.ranks);
       if (!g.hosts.empty()) line += ", " + std::to_string(g.hosts.size()) + " host(s)";
@@ -160,14 +166,14 @@ std::string render_text(const Report& report, const TextStyle& style) {
   if (report.root_cause && !report.root_cause->checks.empty()) {
     w.heading("Checks");
     for (const auto& c : report.root_cause->checks) {
-      if (c.id == "advice") continue;
-      std::string mark = c.status == "failed" ? w.paint("FAILED ", "1;31")
-                         : c.status == "passed" ? w.paint("passed ", "32") : "  ?    ";
+      if (c.advice) continue;
+      std::string mark = c.status == CheckStatus::Failed ? w.paint("FAILED ", "1;31")
+                         : c.status == CheckStatus::Passed ? w.paint("passed ", "32") : "  ?    ";
       w.wrapped("  " + mark, "         ", printable(c.text) + ": " + printable(c.detail));
     }
     int n = 1;
     for (const auto& c : report.root_cause->checks) {
-      if (c.id != "advice") continue;
+      if (!c.advice) continue;
       std::string num = "  " + std::to_string(n++) + ". ";
       w.wrapped(num, std::string(num.size(), ' '), printable(c.text));
     }

@@ -85,7 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<TimelineEntry> timeline = merge_timeline(results);
   std::optional<Finding> finding = select_root_cause(timeline, matcher);
   Report report;
-  report.verdict = finding ? "failure" : "no_failure";
+  report.verdict = finding ? Verdict::Failure : Verdict::NoFailure;
   if (finding) {
     report.root_cause = classify_root(*finding, timeline, matcher);
     JobFacts job = collect_job_facts(results, finding->who.rank);

@@ -95,7 +95,7 @@ TEST_CASE("triage: the report of a many-file job is the same on 1, 2 and 3 threa
       const Report report = build_report(results, repo_matcher(), options, run_diags);
       REQUIRE(report.root_cause.has_value());
       CHECK(report.root_cause->rank == 517);
-      CHECK(report.root_cause->category == "oom");
+      CHECK(report.root_cause->category == Category::Oom);
       CHECK(report.files.size() == 128 * 9);
       CHECK(report.diagnostics.front().code == "test.run-level");
       const std::string json = render_json(report), text = render_text(report, TextStyle{});

@@ -30,59 +30,59 @@ TEST_CASE("checks: sizes parse to bytes") {
   CHECK(parse_size_bytes("637.84 MiB") == 668823716LL);
   CHECK(parse_size_bytes("512 B") == 512);
   CHECK(parse_size_bytes("1.5 TiB") == 1649267441664LL);
-  CHECK(parse_size_bytes("lots") == -1);
-  CHECK(parse_size_bytes("3 GB") == -1);
+  CHECK(!parse_size_bytes("lots"));
+  CHECK(!parse_size_bytes("3 GB"));
 }
 
 TEST_CASE("checks: OOM phase comes from the innermost recognisable frame") {
   std::vector<Frame> backward{{"/ws/pretrain_gpt.py", 1, "<module>", ""},
                               {"/venv/torch/autograd/graph.py", 2, "_engine_run_backward", ""},
                               {"/ws/hook.py", 3, "token_grad_cov", ""}};
-  CHECK(oom_phase(backward) == "backward");
+  CHECK(oom_phase(backward) == OomPhase::Backward);
   std::vector<Frame> forward{{"/ws/megatron/core/pipeline_parallel/schedules.py", 1, "forward_step", ""},
                              {"/ws/megatron/core/transformer/attention.py", 2, "forward", ""}};
-  CHECK(oom_phase(forward) == "forward");
+  CHECK(oom_phase(forward) == OomPhase::Forward);
   std::vector<Frame> optimizer{{"/ws/megatron/training/training.py", 1, "train_step", ""},
                                {"/ws/megatron/core/optimizer/distrib_optimizer.py", 2, "step_with_ready_grads", ""}};
-  CHECK(oom_phase(optimizer) == "optimizer");
-  CHECK(oom_phase({}) == "unknown");
+  CHECK(oom_phase(optimizer) == OomPhase::Optimizer);
+  CHECK(oom_phase({}) == OomPhase::Unknown);
 }
 
 TEST_CASE("checks: world size product passes, fails and says what is missing") {
   RootCauseReport r;
-  r.category = "shape";
+  r.category = Category::Shape;
   auto ok = evaluate(r, {{"world_size", "16"}, {"tensor_model_parallel_size", "4"}, {"pipeline_model_parallel_size", "2"},
                          {"context_parallel_size", "1"}, {"data_parallel_size", "2"}});
   REQUIRE(find(ok, "world_size_product"));
-  CHECK(find(ok, "world_size_product")->status == "passed");
+  CHECK(find(ok, "world_size_product")->status == CheckStatus::Passed);
   CHECK(find(ok, "world_size_product")->detail == "WORLD_SIZE 16 = TP 4 x DP 2 x CP 1 x PP 2 = 16");
   auto bad = evaluate(r, {{"world_size", "24"}, {"tensor_model_parallel_size", "4"}, {"pipeline_model_parallel_size", "4"},
                           {"context_parallel_size", "1"}});
-  CHECK(find(bad, "world_size_product")->status == "failed");
+  CHECK(find(bad, "world_size_product")->status == CheckStatus::Failed);
   auto unknown = evaluate(r, {});
-  CHECK(find(unknown, "world_size_product")->status == "unknown");
+  CHECK(find(unknown, "world_size_product")->status == CheckStatus::Unknown);
   CHECK(find(unknown, "world_size_product")->detail.find("missing world_size") == 0);
 }
 
 TEST_CASE("checks: heads and batch divisibility use the error's own numbers when the dump is absent") {
   RootCauseReport r;
-  r.category = "shape";
+  r.category = Category::Shape;
   r.rule = "megatron.heads-not-multiple-of-tp";
   r.fields = {{"heads", "30"}, {"tp", "4"}};
   auto out = evaluate(r, {});
-  CHECK(find(out, "heads_divisible_by_tp")->status == "failed");
+  CHECK(find(out, "heads_divisible_by_tp")->status == CheckStatus::Failed);
   CHECK(find(out, "heads_divisible_by_tp")->detail == "num_attention_heads 30 % TP 4 = 2");
   RootCauseReport b;
-  b.category = "shape";
+  b.category = Category::Shape;
   b.fields = {{"global_batch", "100"}, {"micro_batch", "4"}, {"dp", "8"}};
-  CHECK(find(evaluate(b, {}), "batch_divisible")->status == "failed");
+  CHECK(find(evaluate(b, {}), "batch_divisible")->status == CheckStatus::Failed);
 }
 
 TEST_CASE("checks: OOM headline puts the figures first") {
   RootCauseReport r;
-  r.category = "oom";
+  r.category = Category::Oom;
   r.rule = "cuda.oom";
-  r.evidence = "traceback";
+  r.evidence = Evidence::Traceback;
   r.rank = 12;
   r.host = "node03";
   r.frames = {{"/ws/megatron/core/pipeline_parallel/schedules.py", 1, "backward_step", ""}};
@@ -95,39 +95,74 @@ TEST_CASE("checks: OOM headline puts the figures first") {
         "OOM on rank 12 (node03, GPU 4) during backward: tried 3.94 GiB, 1.21 GiB free of 79.11 GiB; "
         "MBS 4, seq 8192, TP 2 PP 4 CP 1 DP 16");
   CHECK(out.facts.at("tried_to_allocate_bytes") == "4230542787");
-  CHECK(find(out, "oom_fragmentation")->status == "failed");
+  CHECK(find(out, "oom_fragmentation")->status == CheckStatus::Failed);
 }
 
 TEST_CASE("checks: CUDA_DEVICE_MAX_CONNECTIONS follows the runbook rule") {
   RootCauseReport r;
-  r.category = "oom";
+  r.category = Category::Oom;
   auto hopper_tp = evaluate(r, {{"tensor_model_parallel_size", "2"}, {"context_parallel_size", "1"},
                                 {"gpu_model", "H100"}, {"cuda_device_max_connections", "1"}});
-  CHECK(find(hopper_tp, "cuda_device_max_connections")->status == "passed");
+  CHECK(find(hopper_tp, "cuda_device_max_connections")->status == CheckStatus::Passed);
   auto fsdp_one = evaluate(r, {{"tensor_model_parallel_size", "2"}, {"context_parallel_size", "1"},
                                {"use_torch_fsdp2", "True"}, {"cuda_device_max_connections", "1"}});
-  CHECK(find(fsdp_one, "cuda_device_max_connections")->status == "failed");
+  CHECK(find(fsdp_one, "cuda_device_max_connections")->status == CheckStatus::Failed);
   auto moe = evaluate(r, {{"tensor_model_parallel_size", "1"}, {"context_parallel_size", "1"},
                           {"overlap_moe_expert_parallel_comm", "True"}, {"cuda_device_max_connections", "1"}});
   CHECK(find(moe, "cuda_device_max_connections")->detail == "is 1, should be 32 (overlap_moe_expert_parallel_comm is on)");
   RootCauseReport asserted;
-  asserted.category = "unknown";
+  asserted.category = Category::Unknown;
   asserted.rule = "megatron.cuda-device-max-connections";
   auto a = evaluate(asserted, {{"tensor_model_parallel_size", "2"}, {"context_parallel_size", "1"}, {"gpu_model", "H200"}});
-  CHECK(find(a, "cuda_device_max_connections")->status == "failed");
+  CHECK(find(a, "cuda_device_max_connections")->status == CheckStatus::Failed);
   CHECK(find(a, "cuda_device_max_connections")->detail.find("export CUDA_DEVICE_MAX_CONNECTIONS=1") != std::string::npos);
 }
 
 TEST_CASE("checks: import work tree from the frames") {
   RootCauseReport r;
-  r.category = "import";
+  r.category = Category::Import;
   r.fields = {{"module", "wandb"}};
   r.frames = {{"/lustre/proj/megatron/pretrain_gpt.py", 525, "<module>", ""},
               {"/lustre/proj/megatron/megatron/training/arguments.py", 112, "parse", ""},
               {"/home/u/old/megatron/megatron/core/utils.py", 3, "f", ""}};
   auto out = evaluate(r, {});
-  CHECK(find(out, "work_tree")->status == "failed");
+  CHECK(find(out, "work_tree")->status == CheckStatus::Failed);
   CHECK(out.facts.at("missing_module") == "wandb");
   CHECK(out.facts.at("import_site") == "/home/u/old/megatron/megatron/core/utils.py:3");
+}
+
+TEST_CASE("checks: job facts merge across files as the fact registry says") {
+  auto file = [](const char* path, std::vector<Fact> facts) {
+    FileResult r;
+    r.file.display_path = path;
+    r.facts = std::move(facts);
+    return r;
+  };
+  std::vector<FileResult> files{
+      file("a.out", {{"micro_batch_size", "4", 10, 0}, {"last_iteration", "120", 50, 0},
+                     {"peak_allocated_mb", "900.5", 60, 0}, {"master_port", "29500", 3, 0},
+                     {"rank", "0", 1, 0}, {"seq_length", "None", 2, 0}}),
+      file("b.out", {{"micro_batch_size", "8", 11, 1}, {"last_iteration", "130", 51, 1},
+                     {"peak_allocated_mb", "700.25", 61, 1}, {"master_port", "29510", 3, 1}}),
+  };
+  SUBCASE("first, max, launch variants, per process, None") {
+    JobFacts job = collect_job_facts(files, -1);
+    CHECK(job.values.at("micro_batch_size") == "4");
+    CHECK(job.where.at("micro_batch_size") == "a.out:10");
+    CHECK(job.values.at("last_iteration") == "130");
+    CHECK(job.where.at("last_iteration") == "b.out:51");
+    CHECK(job.values.at("master_port") == "29500");
+    REQUIRE(job.launch_variants.at("master_port").size() == 2);
+    CHECK(job.launch_variants.at("master_port").at("29510") == "b.out:3");
+    CHECK_FALSE(job.values.count("rank"));
+    CHECK_FALSE(job.values.count("seq_length"));
+    CHECK(job.values.at("peak_allocated_mb") == "900.5");  // no root rank: the highest, as printed
+    CHECK(job.where.at("peak_allocated_mb") == "a.out:60");
+  }
+  SUBCASE("max per rank: the root's rank's own peak") {
+    JobFacts job = collect_job_facts(files, 1);
+    CHECK(job.values.at("peak_allocated_mb") == "700.25");
+    CHECK(job.where.at("peak_allocated_mb") == "b.out:61");
+  }
 }
 }

@@ -250,11 +250,11 @@ TEST_CASE("root_cause: a watchdog traceback earlier in the file does not hide th
   CHECK(root.origin.line == 2);
   CHECK(finding->who.rank == 1);
   auto report = classify_root(*finding, timeline, repo_matcher());
-  CHECK(report.category == "oom");
-  CHECK(report.time_basis == "bounded");
+  CHECK(report.category == Category::Oom);
+  CHECK(report.time_basis == TimeBasis::Bounded);
   auto groups = group_symptoms(timeline, finding, repo_matcher());
   REQUIRE_FALSE(groups.empty());
-  CHECK(groups[0].category == "nccl");
+  CHECK(groups[0].category == Category::Nccl);
   CHECK(groups[0].ranks == std::vector<int>{0});
   REQUIRE(groups[0].delay_us.has_value());
   CHECK(*groups[0].delay_us == 30000000);
@@ -267,7 +267,7 @@ TEST_CASE("root_cause: only NCCL symptoms make the earliest of them the root, ca
   auto timeline = merge_timeline(files);
   auto finding = select_root_cause(timeline, repo_matcher());
   REQUIRE(finding.has_value());
-  CHECK(classify_root(*finding, timeline, repo_matcher()).category == "nccl");
+  CHECK(classify_root(*finding, timeline, repo_matcher()).category == Category::Nccl);
 }
 
 TEST_CASE("root_cause: nothing failed gives no finding") {
@@ -287,9 +287,9 @@ TEST_CASE("root_cause: an unrecognised exception is a cause of category unknown"
   auto finding = select_root_cause(timeline, repo_matcher());
   REQUIRE(finding.has_value());
   auto r = classify_root(*finding, timeline, repo_matcher());
-  CHECK(r.category == "unknown");
+  CHECK(r.category == Category::Unknown);
   CHECK(r.rule == kUnclassifiedRule);
-  CHECK(r.time_basis == "none");
+  CHECK(r.time_basis == TimeBasis::None);
 }
 }
 

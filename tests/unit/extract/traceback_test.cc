@@ -72,7 +72,7 @@ TEST_CASE("traceback: chained exceptions stay one traceback, oldest block first"
       "AssertionError: persist_layer_norm not supported when instantiating TransformerLayer\n");
   REQUIRE(tbs.size() == 1);
   CHECK(tbs[0].blocks.size() == 2);
-  CHECK(tbs[0].chain_kind == "context");
+  CHECK(tbs[0].chain_kind == ChainKind::Context);
   CHECK(tbs[0].first_line == 1);
   CHECK(tbs[0].blocks[1].header_line == 8);
   CHECK(tbs[0].blocks[0].exception_line == 4);
@@ -90,7 +90,7 @@ TEST_CASE("traceback: direct cause separator") {
       "  File \"c.py\", line 3, in main\n"
       "RuntimeError: Failed to load checkpoint\n");
   REQUIRE(tbs.size() == 1);
-  CHECK(tbs[0].chain_kind == "cause");
+  CHECK(tbs[0].chain_kind == ChainKind::Cause);
   CHECK(tbs[0].blocks[1].exception == "RuntimeError: Failed to load checkpoint");
 }
 

@@ -10,9 +10,9 @@ using namespace megatriage;
 namespace {
 Report sample_report() {
   Report r;
-  r.verdict = "failure";
+  r.verdict = Verdict::Failure;
   RootCauseReport rc;
-  rc.category = "unknown";
+  rc.category = Category::Unknown;
   rc.rule = "python.unclassified-exception";
   rc.title = "t";
   rc.file = "logs/x.err";
@@ -20,8 +20,8 @@ Report sample_report() {
   rc.rank = 3;
   rc.exception = "ValueError: bad \xff byte \x1b]0;title\x07 and \x1b[2J clear \x07 bell";
   rc.frames.push_back(Frame{"/ws/\xfe.py", 1, "f", "x = 1"});
-  rc.checks.push_back(CheckResult{"world_size_product", "WORLD_SIZE", "failed", "16 != 32"});
-  rc.time_basis = "none";
+  rc.checks.push_back(CheckResult{"world_size_product", "WORLD_SIZE", CheckStatus::Failed, "16 != 32", false});
+  rc.time_basis = TimeBasis::None;
   r.root_cause = rc;
   r.diagnostics.push_back(Diagnostic{Severity::Warning, "read.corrupt-gzip", "bad \x1b[31m", "logs/a.gz", 0, "", 1});
   return r;
@@ -122,7 +122,7 @@ TEST_CASE("render: text report lets no escape sequence or control byte through")
 
 TEST_CASE("render: no failure report says so first") {
   Report r;
-  r.verdict = "no_failure";
+  r.verdict = Verdict::NoFailure;
   TextStyle style;
   CHECK(render_text(r, style).rfind("megatriage: no failure found", 0) == 0);
   CHECK(nlohmann::json::parse(render_json(r))["root_cause"].is_null());

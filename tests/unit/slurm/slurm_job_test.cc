@@ -220,12 +220,12 @@ TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
   auto job_of = [](const char* text, const char* id) { return *slurm_job_from_sacct(parse_sacct_parsable(text), id); };
   SUBCASE("time limit with no traceback: hung or too slow") {
     Report r;
-    r.verdict = "no_failure";
+    r.verdict = Verdict::NoFailure;
     apply_slurm_facts(r, job_of(kTimeout, "19"));
     REQUIRE(r.root_cause);
-    CHECK(r.verdict == "failure");
+    CHECK(r.verdict == Verdict::Failure);
     CHECK(r.root_cause->rule == "sacct.timeout");
-    CHECK(r.root_cause->evidence == "sacct");
+    CHECK(r.root_cause->evidence == Evidence::Sacct);
     CHECK(r.root_cause->explain.find("hung") != std::string::npos);
     REQUIRE(r.slurm);
     CHECK(r.slurm->state == "TIMEOUT");
@@ -233,7 +233,7 @@ TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
   SUBCASE("time limit after a traceback keeps the traceback") {
     Report r;
     r.root_cause.emplace();
-    r.root_cause->evidence = "traceback";
+    r.root_cause->evidence = Evidence::Traceback;
     r.root_cause->rule = "torch.shape-mismatch";
     apply_slurm_facts(r, job_of(kTimeout, "19"));
     CHECK(r.root_cause->rule == "torch.shape-mismatch");
@@ -242,12 +242,12 @@ TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
     Report r;
     apply_slurm_facts(r, job_of(kOom, "15"));
     REQUIRE(r.root_cause);
-    CHECK(r.root_cause->category == "oom");
+    CHECK(r.root_cause->category == Category::Oom);
   }
   SUBCASE("node failure overrides a peer's traceback") {
     Report r;
     r.root_cause.emplace();
-    r.root_cause->evidence = "traceback";
+    r.root_cause->evidence = Evidence::Traceback;
     r.root_cause->title = "Connection reset by peer";
     apply_slurm_facts(r, job_of(kNodeFail, "11"));
     CHECK(r.root_cause->rule == "sacct.node-fail");
@@ -263,11 +263,11 @@ TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
   SUBCASE("a failure in the logs stays the root") {
     Report r;
     r.root_cause.emplace();
-    r.root_cause->evidence = "traceback";
+    r.root_cause->evidence = Evidence::Traceback;
     r.root_cause->rule = "python.unclassified-exception";
     apply_slurm_facts(r, job_of(kFailed, "25"));
     CHECK(r.root_cause->rule == "python.unclassified-exception");
-    CHECK(r.verdict == "failure");
+    CHECK(r.verdict == Verdict::Failure);
   }
 }
 }

@@ -1,0 +1,48 @@
+#include "app/script_findings.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
+#include "lint/lint.h"
+
+namespace megatriage {
+
+bool script_finding_explains(Category category, const std::string& lint_rule) {
+  const std::string& rule = lint_rule;
+  return (category == Category::Import &&
+          (rule == "lint.bare-torchrun" || rule == "lint.no-cd-worktree" || rule == "lint.no-venv")) ||
+         (category == Category::Nccl &&
+          (rule == "lint.master-addr" || rule == "lint.launcher-args" || rule == "lint.ntasks-per-node")) ||
+         (category == Category::Shape && rule == "lint.nproc-vs-gpus");
+}
+
+void add_script_findings(Report& report, const std::vector<std::string>& scripts,
+                         DiagnosticSink& diags) {
+  for (const auto& path : scripts) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      diags.add(Severity::Warning, "lint.script-unreadable", "cannot read the batch script", path);
+      continue;
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    report.scripts.push_back(path);
+    if (!report.root_cause) continue;
+    LintOptions lint_options;
+    lint_options.check_filesystem = false;  // the work tree lives on the cluster, not here
+    for (const auto& f : lint_script(text, lint_options)) {
+      auto& r = *report.root_cause;
+      // Findings go before the rule's advice, which always comes last.
+      const auto advice = std::count_if(r.checks.begin(), r.checks.end(),
+                                        [](const CheckResult& c) { return c.advice; });
+      r.checks.insert(r.checks.end() - static_cast<long>(advice),
+                      CheckResult{f.rule, f.why, CheckStatus::Failed,
+                                  path + ":" + std::to_string(f.line) + ": " + f.fix, false});
+      if (script_finding_explains(r.category, f.rule))
+        r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + path + ":" +
+                            std::to_string(f.line));
+    }
+  }
+}
+
+}  // namespace megatriage

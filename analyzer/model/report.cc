@@ -1,0 +1,68 @@
+// Names of the report's enums, as the text and JSON reports print them. Code decides on the
+// enums; these strings are only for people and for the JSON schema.
+#include "model/report.h"
+
+namespace megatriage {
+
+const char* check_status_name(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::Failed: return "failed";
+    case CheckStatus::Passed: return "passed";
+    case CheckStatus::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* evidence_name(Evidence e) {
+  switch (e) {
+    case Evidence::Traceback: return "traceback";
+    case Evidence::Line: return "line";
+    case Evidence::Sacct: return "sacct";
+  }
+  return "line";
+}
+
+const char* time_basis_name(TimeBasis b) {
+  switch (b) {
+    case TimeBasis::Explicit: return "explicit";
+    case TimeBasis::Bounded: return "bounded";
+    case TimeBasis::Inherited: return "inherited";
+    case TimeBasis::None: return "none";
+  }
+  return "none";
+}
+
+const char* confidence_name(Confidence c) {
+  switch (c) {
+    case Confidence::High: return "high";
+    case Confidence::Medium: return "medium";
+    case Confidence::Low: return "low";
+  }
+  return "low";
+}
+
+// A sacct root cause has no basis on the timeline; the report has always left the field empty
+// for it, and the JSON schema keeps that.
+const char* basis_name(Basis b) {
+  switch (b) {
+    case Basis::Cause: return "cause";
+    case Basis::NcclFallback: return "nccl-fallback";
+    case Basis::TeardownFallback: return "teardown-fallback";
+    case Basis::External: return "";
+  }
+  return "";
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Failure: return "failure";
+    case Verdict::NoFailure: return "no_failure";
+  }
+  return "no_failure";
+}
+
+CheckResult advice_check(std::string text, std::string detail) {
+  return CheckResult{kAdviceCheckId, std::move(text), CheckStatus::Unknown, std::move(detail), true};
+}
+
+}  // namespace megatriage

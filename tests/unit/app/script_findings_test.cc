@@ -1,0 +1,92 @@
+// script_findings: a batch script's lint findings join the root cause's checks before the rule's
+// advice, and the ones that can explain the failure add a reason.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "app/script_findings.h"
+#include "lint/lint.h"
+
+using namespace megatriage;
+
+namespace {
+
+// A two-node job launched with a bare `torchrun` and no rendezvous settings.
+const std::string kScript =
+    "#!/bin/bash\n"
+    "#SBATCH --nodes=2\n"
+    "#SBATCH --ntasks-per-node=1\n"
+    "srun torchrun --nproc_per_node=8 pretrain_gpt.py\n";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  auto dir = std::filesystem::temp_directory_path() / "megatriage-script-findings-test";
+  std::filesystem::create_directories(dir);
+  auto path = dir / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
+}
+
+}  // namespace
+
+TEST_SUITE("script_findings") {
+TEST_CASE("script_findings: which lint findings explain which categories") {
+  CHECK(script_finding_explains(Category::Import, "lint.bare-torchrun"));
+  CHECK(script_finding_explains(Category::Import, "lint.no-venv"));
+  CHECK(script_finding_explains(Category::Nccl, "lint.master-addr"));
+  CHECK(script_finding_explains(Category::Shape, "lint.nproc-vs-gpus"));
+  CHECK_FALSE(script_finding_explains(Category::Oom, "lint.bare-torchrun"));
+  CHECK_FALSE(script_finding_explains(Category::Nccl, "lint.bare-torchrun"));
+  CHECK_FALSE(script_finding_explains(Category::Unknown, "lint.master-addr"));
+}
+
+TEST_CASE("script_findings: findings go before the advice, as failed checks with the script line") {
+  LintOptions options;
+  options.check_filesystem = false;
+  const auto findings = lint_script(kScript, options);
+  REQUIRE_FALSE(findings.empty());
+  const std::string path = write_temp("job.sbatch", kScript);
+
+  Report report;
+  RootCauseReport rc;
+  rc.category = Category::Import;
+  rc.checks.push_back(CheckResult{"work_tree", "w", CheckStatus::Passed, "d", false});
+  rc.checks.push_back(advice_check("advice one", ""));
+  rc.checks.push_back(advice_check("advice two", ""));
+  report.root_cause = rc;
+  DiagnosticSink diags;
+  add_script_findings(report, {path}, diags);
+
+  CHECK(diags.items().empty());
+  REQUIRE(report.scripts.size() == 1);
+  const auto& checks = report.root_cause->checks;
+  REQUIRE(checks.size() == 3 + findings.size());
+  CHECK(checks.front().id == "work_tree");
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const CheckResult& c = checks[1 + i];
+    CAPTURE(c.id);
+    CHECK(c.id == findings[i].rule);
+    CHECK(c.status == CheckStatus::Failed);
+    CHECK_FALSE(c.advice);
+    CHECK(c.detail.rfind(path + ":" + std::to_string(findings[i].line) + ": ", 0) == 0);
+  }
+  CHECK(checks[checks.size() - 2].text == "advice one");
+  CHECK(checks.back().text == "advice two");
+  std::size_t explaining = 0;
+  for (const auto& f : findings) explaining += script_finding_explains(Category::Import, f.rule) ? 1 : 0;
+  CHECK(report.root_cause->reasons.size() == explaining);
+}
+
+TEST_CASE("script_findings: no root cause lists the script only; an unreadable one is a warning") {
+  const std::string path = write_temp("plain.sbatch", kScript);
+  Report report;
+  DiagnosticSink diags;
+  add_script_findings(report, {path, path + ".missing"}, diags);
+  CHECK(report.scripts == std::vector<std::string>{path});
+  CHECK_FALSE(report.root_cause);
+  REQUIRE(diags.items().size() == 1);
+  CHECK(diags.items()[0].code == "lint.script-unreadable");
+  CHECK(diags.items()[0].severity == Severity::Warning);
+}
+}
