@@ -555,7 +555,7 @@ JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank) {
     for (const auto& fact : fr.facts) {
       const FactSpec spec = fact_spec(fact.key);
       // Per-process values and Python's None say nothing about the job.
-      if (fact.value == "None" || spec.across_files == FactMerge::PerProcess) continue;
+      if (fact_value_unset(fact.value) || spec.across_files == FactMerge::PerProcess) continue;
       std::string where = fr.file.display_path + ":" + std::to_string(fact.line);
       switch (spec.across_files) {
         case FactMerge::Max: {
