@@ -1,3 +1,4 @@
+// Finding the job's batch scripts beside its logs.
 #include "app/script_discovery.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Lint glue: the batch script's findings as checks and reasons of the root cause.
 #include "app/script_findings.h"
 
 #include <algorithm>

@@ -187,14 +187,15 @@ std::string ordering_summary(const std::vector<FileResult>& results) {
 
 }  // namespace
 
-std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vector<std::string>& dirs,
-                                          DiagnosticSink& diags) {
-  dirs = {default_rules_dir()};
-  dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
+LoadedRules load_matcher(const TriageOptions& options, DiagnosticSink& diags) {
+  LoadedRules loaded;
+  loaded.dirs = {default_rules_dir()};
+  loaded.dirs.insert(loaded.dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
   const unsigned threads = job_count(options);
-  auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags, threads, options.cache), diags);
-  matcher->set_prefilter_enabled(options.prefilter);
-  return matcher;
+  loaded.matcher =
+      std::make_unique<RuleMatcher>(load_rules(loaded.dirs, diags, threads, options.cache), diags);
+  loaded.matcher->set_prefilter_enabled(options.prefilter);
+  return loaded;
 }
 
 Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher,
@@ -265,7 +266,9 @@ TriageOutcome run_triage(const TriageOptions& options) {
   const Clock::time_point start = Clock::now();
   std::thread compile([&] {
     try {
-      matcher = load_matcher(options, dirs, run_diags);
+      LoadedRules loaded = load_matcher(options, run_diags);
+      matcher = std::move(loaded.matcher);
+      dirs = std::move(loaded.dirs);
       triggers = make_trigger_scanner(*matcher, run_diags,
                                       options.builtin_search ? TriggerScanner::Engine::Builtin
                                                              : TriggerScanner::Engine::Best,

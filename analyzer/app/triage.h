@@ -49,9 +49,15 @@ struct TriageOutcome {
 
 TriageOutcome run_triage(const TriageOptions& options);
 
-/// The built-in rules plus options.rules_dirs, compiled. `dirs` receives the directories used.
-std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vector<std::string>& dirs,
-                                          DiagnosticSink& diags);
+/// Compiled rules and where they came from.
+struct LoadedRules {
+  std::unique_ptr<RuleMatcher> matcher;
+  std::vector<std::string> dirs;  // the default directory, then options.rules_dirs
+};
+
+/// The built-in rules plus options.rules_dirs, compiled. Problems with rules are diagnostics in
+/// `diags`; the matcher holds the rules that loaded.
+LoadedRules load_matcher(const TriageOptions& options, DiagnosticSink& diags);
 
 /// Everything after "analyze one file": years, timeline, root cause, checks, symptoms, file list
 /// and diagnostics (run-level `run_diags` first). Shared by the one-shot run and the watcher.

@@ -72,8 +72,9 @@ bool job_running(const std::string& job_id) {
 
 int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err) {
   DiagnosticSink rule_diags;
-  std::vector<std::string> dirs;
-  std::unique_ptr<RuleMatcher> matcher = load_matcher(options.triage, dirs, rule_diags);
+  LoadedRules loaded = load_matcher(options.triage, rule_diags);
+  std::vector<std::string> dirs = std::move(loaded.dirs);
+  std::unique_ptr<RuleMatcher> matcher = std::move(loaded.matcher);
   std::map<std::string, Followed> followed;
   Clock::time_point start = Clock::now();
   std::optional<Clock::time_point> nccl_seen;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "base/text_util.h"
 #include "decide/classify.h"
@@ -331,8 +332,12 @@ std::set<std::string> frame_trees(const std::vector<Frame>& frames, bool& saw_ve
 
 void import_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
   Facts& f = r.facts;
-  for (const char* k : {"module", "name", "library", "symbol"})
-    if (r.fields.count(k)) f[std::string(k == std::string("module") ? "missing_module" : k == std::string("name") ? "missing_name" : k == std::string("library") ? "missing_library" : "missing_symbol")] = r.fields.at(k);
+  // The rule's field → the fact that names what was missing.
+  static constexpr std::pair<const char*, const char*> kMissing[] = {
+      {"module", "missing_module"}, {"name", "missing_name"}, {"library", "missing_library"},
+      {"symbol", "missing_symbol"}};
+  for (const auto& [field, fact] : kMissing)
+    if (r.fields.count(field)) f[fact] = r.fields.at(field);
   if (!r.frames.empty()) f["import_site"] = r.frames.back().path + ":" + std::to_string(r.frames.back().line);
   bool venv = false;
   std::string packages;
@@ -550,7 +555,7 @@ JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank) {
     for (const auto& fact : fr.facts) {
       const FactSpec spec = fact_spec(fact.key);
       // Per-process values and Python's None say nothing about the job.
-      if (fact.value == "None" || spec.across_files == FactMerge::PerProcess) continue;
+      if (fact_value_unset(fact.value) || spec.across_files == FactMerge::PerProcess) continue;
       std::string where = fr.file.display_path + ":" + std::to_string(fact.line);
       switch (spec.across_files) {
         case FactMerge::Max: {

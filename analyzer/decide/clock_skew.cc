@@ -1,3 +1,4 @@
+// The clock-skew check: nearest-neighbour distance between files' stamped spans.
 #include "decide/clock_skew.h"
 
 #include <algorithm>

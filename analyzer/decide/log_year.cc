@@ -1,3 +1,4 @@
+// Year resolution for year-less stamps; see log_year.h for the order of sources.
 #include "decide/log_year.h"
 
 #include <algorithm>

@@ -13,10 +13,11 @@ bool is_python_traceback(const Event& e) {
   return e.kind == EventKind::Traceback && !e.traceback->incomplete && e.decisive_block >= 0;
 }
 
-int leading_int(const std::string& s) {
-  int v = -1;
+// The number a field starts with (`3` of `3 ` or `3(x2)`), nullopt when it starts with none.
+std::optional<int> leading_int(const std::string& s) {
+  int v = 0;
   std::string_view t = trim_spaces(s);
-  std::from_chars(t.data(), t.data() + t.size(), v);
+  if (std::from_chars(t.data(), t.data() + t.size(), v).ec != std::errc()) return std::nullopt;
   return v;
 }
 
@@ -107,11 +108,12 @@ void host_for_rank(const std::vector<TimelineEntry>& timeline, const RuleMatcher
         return;
       }
     }
-    std::string host = event_field(e, matcher, "host");
-    std::string task = event_field(e, matcher, "task");
-    if (task.empty()) task = event_field(e, matcher, "tasks");
-    if (!host.empty() && !task.empty() && task.find_first_of("-,") == std::string::npos) {
-      task_host.emplace(leading_int(task), short_host(host));
+    std::optional<std::string> host = event_field(e, matcher, "host");
+    if (!host) continue;
+    std::optional<std::string> task = event_field(e, matcher, "task");
+    if (!task) task = event_field(e, matcher, "tasks");
+    if (task && task->find_first_of("-,") == std::string::npos) {
+      if (std::optional<int> id = leading_int(*task)) task_host.emplace(*id, short_host(*host));
     }
   }
   if (who.task >= 0) {
@@ -149,15 +151,15 @@ Category event_category(const Event& e, const RuleMatcher& matcher) {
   return Category::Unknown;
 }
 
-std::string event_field(const Event& e, const RuleMatcher& matcher, std::string_view name) {
+std::optional<std::string> event_field(const Event& e, const RuleMatcher& matcher, std::string_view name) {
   std::optional<std::string> text;  // the matched text, rebuilt once and only when needed
   for (const auto& m : e.matches) {
     if (!matcher.has_group(m.rule_index, name)) continue;
     if (!text) text = matched_text(e);
     std::optional<std::string> value = matcher.field(m, *text, name);
-    if (value && !value->empty()) return *value;
+    if (value && !value->empty()) return value;
   }
-  return {};
+  return std::nullopt;
 }
 
 std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timeline,
@@ -224,8 +226,7 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
   if (f.who.rank < 0 && e.kind == EventKind::RuleLine && event_category(e, matcher) == Category::Oom)
     rank_from_sigkill(timeline, f.who, f.reasons);
   if (f.who.host.empty()) {
-    std::string h = event_field(e, matcher, "host");
-    if (!h.empty()) f.who.host = short_host(h);
+    if (std::optional<std::string> h = event_field(e, matcher, "host")) f.who.host = short_host(*h);
   }
   if (f.who.host.empty()) host_for_rank(timeline, matcher, f.who, f.reasons);
 

@@ -18,10 +18,10 @@ namespace megatriage {
 RuleRole event_role(const Event& e, const RuleMatcher& matcher);
 /// The category of an event, from its best rule (unmatched: unknown).
 Category event_category(const Event& e, const RuleMatcher& matcher);
-/// The first non-empty value of field `name` among the event's matches, "" when none has one.
-/// Captures only for rules with such a group, so a scan of the timeline for one field matches
-/// a regex only where the field may be.
-std::string event_field(const Event& e, const RuleMatcher& matcher, std::string_view name);
+/// The first non-empty value of field `name` among the event's matches, nullopt when none has
+/// one. Captures only for rules with such a group, so a scan of the timeline for one field
+/// matches a regex only where the field may be.
+std::optional<std::string> event_field(const Event& e, const RuleMatcher& matcher, std::string_view name);
 
 struct Finding {
   std::size_t index = 0;             // into the timeline: the event that decided (and its time)

@@ -98,6 +98,8 @@ FactSpec fact_spec(std::string_view key) {
 const FactSpec* fact_specs_begin() { return kFacts.data(); }
 const FactSpec* fact_specs_end() { return kFacts.data() + kFacts.size(); }
 
+bool fact_value_unset(std::string_view value) { return value == "None"; }
+
 std::optional<bool> parse_fact_bool(std::string_view value) {
   if (value == "True" || value == "true" || value == "1") return true;
   if (value == "False" || value == "false" || value == "0") return false;

@@ -50,6 +50,10 @@ FactSpec fact_spec(std::string_view key);
 const FactSpec* fact_specs_begin();
 const FactSpec* fact_specs_end();
 
+/// Whether a printed value means "not set" (Python's `None` in the arguments dump): such a
+/// value says nothing about the job.
+bool fact_value_unset(std::string_view value);
+
 /// A Bool fact's value: nullopt when `value` is not one of the spellings FactType::Bool lists.
 std::optional<bool> parse_fact_bool(std::string_view value);
 

@@ -165,4 +165,36 @@ TEST_CASE("checks: job facts merge across files as the fact registry says") {
     CHECK(job.where.at("peak_allocated_mb") == "b.out:61");
   }
 }
+
+TEST_CASE("checks: CUDA_DEVICE_MAX_CONNECTIONS decides on the requirement, not on its wording") {
+  RootCauseReport r;
+  r.category = Category::Oom;
+  const auto status = [&](std::map<std::string, std::string> facts) {
+    return find(evaluate(r, std::move(facts)), "cuda_device_max_connections")->status;
+  };
+  SUBCASE("FSDP: anything but 1") {
+    CHECK(status({{"tensor_model_parallel_size", "2"}, {"context_parallel_size", "1"},
+                  {"use_megatron_fsdp", "true"}, {"cuda_device_max_connections", "8"}}) == CheckStatus::Passed);
+  }
+  SUBCASE("Blackwell or TP=CP=1: not needed, any value passes") {
+    CHECK(status({{"tensor_model_parallel_size", "4"}, {"context_parallel_size", "1"},
+                  {"compute_capability", "10.0"}, {"cuda_device_max_connections", "1"}}) == CheckStatus::Passed);
+    CHECK(status({{"tensor_model_parallel_size", "1"}, {"context_parallel_size", "1"},
+                  {"cuda_device_max_connections", "4"}}) == CheckStatus::Passed);
+  }
+  SUBCASE("TP>1 on an unknown generation: 1") {
+    CHECK(status({{"tensor_model_parallel_size", "2"}, {"context_parallel_size", "1"},
+                  {"cuda_device_max_connections", "1"}}) == CheckStatus::Passed);
+    CHECK(status({{"tensor_model_parallel_size", "2"}, {"context_parallel_size", "1"},
+                  {"cuda_device_max_connections", "4"}}) == CheckStatus::Failed);
+  }
+  SUBCASE("MoE overlap: exactly 32") {
+    CHECK(status({{"tensor_model_parallel_size", "1"}, {"context_parallel_size", "1"},
+                  {"overlap_moe_expert_parallel_comm", "True"}, {"cuda_device_max_connections", "32"}}) ==
+          CheckStatus::Passed);
+  }
+  SUBCASE("no parallel sizes: undecided") {
+    CHECK(status({{"cuda_device_max_connections", "1"}}) == CheckStatus::Unknown);
+  }
+}
 }

@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "extract/extract.h"
 #include "extract/megatron_config.h"
+#include "input/reader.h"
 #include "model/fact_registry.h"
+#include "support/repo_rules.h"
 
 using namespace megatriage;
 
@@ -82,6 +85,9 @@ TEST_CASE("fact_registry: booleans as Python, shells and JSON print them") {
   CHECK(parse_fact_bool("0") == false);
   CHECK_FALSE(parse_fact_bool("yes"));
   CHECK_FALSE(parse_fact_bool("None"));
+  CHECK(fact_value_unset("None"));
+  CHECK_FALSE(fact_value_unset("none"));
+  CHECK_FALSE(fact_value_unset("0"));
 }
 
 TEST_CASE("fact_registry: every key the configuration extractor emits is known") {
@@ -129,5 +135,37 @@ TEST_CASE("fact_registry: every key the configuration extractor emits is known")
     CAPTURE(k);
     CHECK(find_fact(k));
   }
+}
+
+TEST_CASE("fact_registry: one file's repeated facts merge as the registry says (keep_facts)") {
+  const std::string text =
+      "------------------------ arguments ------------------------\n"
+      "  micro_batch_size ................................ 4\n"
+      "-------------------- end of arguments ---------------------\n"
+      "setting global batch size to 8\n"
+      "setting global batch size to 16\n"
+      " iteration        1/      12 | consumed samples:           32 | lm loss: 6.4E+00 |\n"
+      "[Rank 0] (after 1 iterations) memory (MB) | allocated: 1.0 | max allocated: 180.53 | reserved: 2.0 | max reserved: 220.00\n"
+      "[Rank 1] (after 1 iterations) memory (MB) | allocated: 1.0 | max allocated: 90.00 | reserved: 2.0 | max reserved: 100.00\n"
+      " iteration        3/      12 | consumed samples:           96 | lm loss: 5.1E+00 |\n"
+      "[Rank 0] (after 3 iterations) memory (MB) | allocated: 1.0 | max allocated: 150.00 | reserved: 2.0 | max reserved: 230.00\n";
+  SourceFile file;
+  file.path = file.display_path = "logs/x.out";
+  DiagnosticSink diags;
+  auto source = memory_source(text, Compression::None, file.path, diags);
+  FileResult r = analyze_source(file, *source, test::repo_matcher(), AnalyzeOptions{}, diags);
+  auto values = [&](const std::string& key) {
+    std::vector<std::string> out;
+    for (const Fact& f : r.facts)
+      if (f.key == key) out.push_back(f.value + (f.rank >= 0 ? "@r" + std::to_string(f.rank) : ""));
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(values("micro_batch_size") == V{"4"});                      // first
+  CHECK(values("global_batch_size") == V{"8"});                     // first
+  CHECK(values("last_iteration") == V{"3"});                        // latest
+  CHECK(values("lm_loss") == V{"5.1E+00"});                         // latest
+  CHECK(values("peak_allocated_mb") == V{"180.53@r0", "90.00@r1"}); // max per rank
+  CHECK(values("max_reserved_mb") == V{"230.00@r0", "100.00@r1"});
 }
 }

@@ -155,3 +155,57 @@ TEST_CASE("progress: the line names files, gigabytes, rate and time left") {
   CHECK(megatriage::progress_text(2, 2, 3000000000, 2000000000, 1.0) ==
         "megatriage: 2/2 files, 2.00/2.00 GB, 2.00 GB/s, ETA 0 s");
 }
+
+TEST_SUITE("render") {
+TEST_CASE("render: enum fields appear in JSON and text under their names") {
+  Report r = sample_report();
+  RootCauseReport& rc = *r.root_cause;
+  rc.category = Category::Nccl;
+  rc.evidence = Evidence::Traceback;
+  rc.time_basis = TimeBasis::Bounded;
+  rc.before_us = 1000000;
+  rc.confidence = Confidence::Medium;
+  rc.basis = Basis::NcclFallback;
+  rc.checks.push_back(CheckResult{"p", "passes", CheckStatus::Passed, "fine", false});
+  rc.checks.push_back(advice_check("read the frames", "runbook"));
+  SymptomGroup g;
+  g.rule = "nccl.watchdog-timeout";
+  g.title = "Watchdog";
+  g.category = Category::Nccl;
+  g.role = RuleRole::Teardown;
+  g.count = 2;
+  r.symptoms.push_back(g);
+
+  const nlohmann::json doc = nlohmann::json::parse(render_json(r));
+  CHECK(doc["verdict"] == "failure");
+  CHECK(doc["root_cause"]["category"] == "nccl");
+  CHECK(doc["root_cause"]["evidence"] == "traceback");
+  CHECK(doc["root_cause"]["time_basis"] == "bounded");
+  CHECK(doc["root_cause"]["confidence"] == "medium");
+  CHECK(doc["root_cause"]["basis"] == "nccl-fallback");
+  CHECK(doc["root_cause"]["checks"][1]["status"] == "passed");
+  CHECK(doc["root_cause"]["checks"][2]["id"] == "advice");
+  CHECK(doc["root_cause"]["checks"][2]["status"] == "unknown");
+  CHECK(doc["symptoms"][0]["category"] == "nccl");
+  CHECK(doc["symptoms"][0]["role"] == "teardown");
+
+  TextStyle style;
+  style.color = false;
+  const std::string text = render_text(r, style);
+  CHECK(text.rfind("megatriage: FAILURE — NCCL\n", 0) == 0);
+  CHECK(text.find("[nccl · python.unclassified-exception · confidence medium]") != std::string::npos);
+  CHECK(text.find("time: before ") != std::string::npos);
+  CHECK(text.find("[nccl.watchdog-timeout, teardown]") != std::string::npos);
+  CHECK(text.find("passed passes: fine") != std::string::npos);
+  CHECK(text.find("1. read the frames") != std::string::npos);  // advice is numbered, not marked
+}
+
+TEST_CASE("render: a SLURM-decided root cause keeps an empty basis") {
+  Report r = sample_report();
+  r.root_cause->basis = Basis::External;
+  r.root_cause->evidence = Evidence::Sacct;
+  const nlohmann::json doc = nlohmann::json::parse(render_json(r));
+  CHECK(doc["root_cause"]["basis"] == "");
+  CHECK(doc["root_cause"]["evidence"] == "sacct");
+}
+}
