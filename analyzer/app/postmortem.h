@@ -21,7 +21,7 @@ struct PostmortemOptions {
   bool color = false;
 };
 
-/// Runs the command. Returns the exit code (0 no failure, 1 failure, 2 usage / job not found);
+/// Runs the command. Returns the exit code (base/exit_codes.h; kExitUsage also for a job not found);
 /// `out` gets the report for stdout, `err` messages for stderr.
 int run_postmortem(const PostmortemOptions& options, std::string& out, std::string& err);
 
