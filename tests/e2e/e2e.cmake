@@ -31,6 +31,8 @@ add_test(NAME e2e.watch COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/watch_test.sh
 add_test(NAME e2e.bad-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input_test.sh
                                     $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures
                                     $<TARGET_FILE:megatriage_label_check> ${JSON_GET})
+add_test(NAME e2e.install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/install_test.sh ${CMAKE_BINARY_DIR}
+                                  ${CMAKE_SOURCE_DIR} ${JSON_GET})
 include(${CMAKE_SOURCE_DIR}/tests/slurm/slurm.cmake)
 
 # Bad input, one case per script (tests/e2e/bad_input/lib.sh is their shared harness).
