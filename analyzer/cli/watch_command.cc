@@ -22,7 +22,8 @@ int watch_command(int argc, char** argv) {
   app.add_option("--job", options.job_id, "SLURM job id: stop when the job ends");
   app.add_flag("--cancel", options.cancel, "scancel the job once the root cause is known (needs --job)");
   app.add_option("--interval", options.interval_s, "Seconds between polls")->check(CLI::Range(0.05, 3600.0));
-  app.add_option("--nccl-grace", options.nccl_grace_s, "Seconds NCCL-only evidence waits for an earlier cause")
+  app.add_option("--nccl-grace", options.nccl_grace_s,
+                 "Seconds NCCL-only evidence waits for an earlier cause")
       ->check(CLI::Range(0.0, 86400.0));
   app.add_option("--timeout", options.timeout_s, "Give up after this many seconds (0: never)");
   // One directory per --rules, as in the default command: the paths after it stay paths.
