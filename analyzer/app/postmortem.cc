@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "app/triage.h"
+#include "base/exit_codes.h"
 #include "base/run_cache.h"
 #include "render/render.h"
 #include "slurm/slurm_commands.h"
@@ -30,10 +31,6 @@ namespace megatriage {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr int kExitNoFailure = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
 
 // sacct columns we ask for. JobIDRaw (last) gives an array task's own id for %j; StdOut/StdErr
 // do not exist before 24.05 and would make 22.05's sacct fail, so they are asked for separately.

@@ -26,8 +26,9 @@ struct PostmortemOptions {
 
 class SlurmCommands;
 
-/// Runs the command. Returns the exit code (0 no failure, 1 failure, 2 usage / job not found);
-/// `out` gets the report for stdout, `err` messages for stderr. Asks the real SLURM commands.
+/// Runs the command. Returns the exit code (base/exit_codes.h; kExitUsage also for a job not
+/// found); `out` gets the report for stdout, `err` messages for stderr. Asks the real SLURM
+/// commands.
 int run_postmortem(const PostmortemOptions& options, std::string& out, std::string& err);
 
 /// The same, asking `slurm`. Its steps, in order: find the job argument, wait for a final

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <thread>
 
+#include "base/exit_codes.h"
 #include "base/process.h"
 #include "decide/root_cause.h"
 #include "decide/timeline.h"
@@ -144,7 +145,7 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
             << options.job_id << (c.status == 0 ? " (root cause found)" : ": " + c.err) << "\n";
       }
       if (timed_out && !report_now && !job_ended) err << "megatriage watch: timed out\n";
-      return report.root_cause ? 1 : 0;
+      return report.root_cause ? kExitFailure : kExitNoFailure;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(options.interval_s));
   }

@@ -732,18 +732,33 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
 }
 
 std::string default_rules_dir() {
+  // Order: the environment; the rules installed beside this binary (`<prefix>/bin/megatriage`
+  // reads `<prefix>/share/megatriage/rules`, wherever the prefix was moved); the checkout's rules/
+  // only for a binary inside its own build tree, so an installed binary never reads a checkout
+  // that happens to still exist; then the configured install prefix.
   namespace fs = std::filesystem;
   if (const char* env = std::getenv("MEGATRIAGE_RULES_DIR"); env && *env) return env;
-#ifdef MEGATRIAGE_SOURCE_RULES_DIR
-  {
-    std::error_code ec;
-    if (fs::is_directory(MEGATRIAGE_SOURCE_RULES_DIR, ec)) return MEGATRIAGE_SOURCE_RULES_DIR;
-  }
-#endif
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return "../share/megatriage/rules";
-  return (exe.parent_path() / ".." / "share" / "megatriage" / "rules").lexically_normal().string();
+  const fs::path beside = (exe.parent_path() / ".." / "share" / "megatriage" / "rules").lexically_normal();
+  if (fs::is_directory(beside, ec)) return beside.string();
+#if defined(MEGATRIAGE_SOURCE_RULES_DIR) && defined(MEGATRIAGE_BUILD_DIR)
+  {
+    const fs::path build = fs::weakly_canonical(MEGATRIAGE_BUILD_DIR, ec);
+    if (!ec) {
+      // A path is inside the build tree when the tree is a prefix of it, component by component.
+      const fs::path rel = exe.lexically_relative(build);
+      const bool in_build_tree = !rel.empty() && *rel.begin() != "..";
+      if (in_build_tree && fs::is_directory(MEGATRIAGE_SOURCE_RULES_DIR, ec)) return MEGATRIAGE_SOURCE_RULES_DIR;
+    }
+  }
+#endif
+#ifdef MEGATRIAGE_INSTALL_RULES_DIR
+  if (fs::is_directory(MEGATRIAGE_INSTALL_RULES_DIR, ec)) return MEGATRIAGE_INSTALL_RULES_DIR;
+#endif
+  // Nothing found: name the place an installed binary looks, so the diagnostic says where.
+  return beside.string();
 }
 
 }  // namespace megatriage

@@ -3,7 +3,7 @@
 # problem must be a diagnostic, the real failure must still be found, the JSON must stay valid
 # UTF-8 and no escape sequence from a log may reach the text report.
 set -uo pipefail
-megatriage=$1 fixtures=$2 json_check=$3
+megatriage=$1 fixtures=$2 json_check=$3 json_get=$4
 tmp=$(mktemp -d)
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
@@ -35,17 +35,17 @@ rc=0
 (cd "$tmp/job" && timeout 60 "$megatriage" --format json logs) >"$tmp/r.json" 2>"$tmp/err" || rc=$?
 [[ $rc -eq 1 ]] || { echo "FAIL exit code $rc, want 1 (failure found)"; cat "$tmp/err"; fail=1; }
 "$json_check" --valid "$tmp/r.json" || { echo "FAIL JSON report is not valid UTF-8 JSON"; fail=1; }
-grep -q '"file": "logs/gpt-tiny-25.err"' "$tmp/r.json" || { echo "FAIL the real root cause was not found"; fail=1; }
+[[ $("$json_get" "$tmp/r.json" /root_cause/file) == logs/gpt-tiny-25.err ]] || { echo "FAIL the real root cause was not found"; fail=1; }
 want=(read.truncated-gzip read.corrupt-zstd read.binary-file read.empty-file split.line-too-long
       split.nul-bytes extract.invalid-utf8 discover.symlink-loop discover.symlink-outside discover.special-file)
 # root can read a mode-000 file, so EACCES is only observable as another user.
 [[ $(id -u) -ne 0 ]] && want+=(discover.unreadable)
 for code in "${want[@]}"; do
-  grep -q "\"code\": \"$code\"" "$tmp/r.json" || { echo "FAIL no diagnostic $code"; fail=1; }
+  "$json_get" "$tmp/r.json" "/diagnostics/[code=$code]" >/dev/null || { echo "FAIL no diagnostic $code"; fail=1; }
 done
 grep -q 'secret' "$tmp/r.json" && [[ $(id -u) -ne 0 ]] && { echo "FAIL unreadable content leaked"; fail=1; }
 grep -q 'root:x:0' "$tmp/r.json" && { echo "FAIL followed a symlink outside the tree"; fail=1; }
-grep -q '"path": "logs/crlf.err"' "$tmp/r.json" || { echo "FAIL CRLF file not listed"; fail=1; }
+"$json_get" "$tmp/r.json" '/files/[path=logs/crlf.err]' >/dev/null || { echo "FAIL CRLF file not listed"; fail=1; }
 
 rc=0
 (cd "$tmp/job" && timeout 60 "$megatriage" --color always logs) >"$tmp/r.txt" 2>&1 || rc=$?

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command-line contract: exit codes, usage errors, --version/--help, --output, colour rules.
 set -uo pipefail
-megatriage=$1 fixtures=$2
+megatriage=$1 fixtures=$2 json_get=$3   # json_get: tests/e2e/json_get.cc reads report fields
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -24,7 +24,7 @@ grep -q "Exit codes" "$tmp/out" || { echo "FAIL --help lacks exit codes"; fail=1
 expect_rc 0 "no failure" "$megatriage" "$fixtures/slurm-g-success/logs"
 expect_rc 1 "failure found" "$megatriage" "$fixtures/slurm-a1-exception-peer-reset/logs"
 expect_rc 1 "--output" "$megatriage" --format json -o "$tmp/r.json" "$fixtures/slurm-a1-exception-peer-reset/logs"
-grep -q '"schema_version": 1' "$tmp/r.json" || { echo "FAIL --output did not write the JSON"; fail=1; }
+[[ $("$json_get" "$tmp/r.json" /schema_version) == 1 ]] || { echo "FAIL --output did not write the JSON"; fail=1; }
 [[ -s "$tmp/out" ]] && { echo "FAIL --output also wrote to stdout"; fail=1; }
 # A report that cannot be written is a usage error naming why, not a silent exit 0/1 (the
 # binary skips freeing at exit, so it must flush and check stdout itself).
@@ -46,6 +46,31 @@ grep -q $'\x1b' "$tmp/out" && { echo "FAIL escape codes written to a pipe"; fail
 expect_rc 1 "--color always" "$megatriage" --color always "$fixtures/slurm-a1-exception-peer-reset/logs"
 grep -q $'\x1b\[' "$tmp/out" || { echo "FAIL --color always did not colour"; fail=1; }
 expect_rc 0 "rules check" "$megatriage" rules check
+# Every subcommand: --help is exit 0 and names the subcommand; a bad flag or value is the usage
+# exit code (the flag parsing all of them share, cli/shared_flags.cc).
+for sub in "" "rules check" lint watch postmortem; do
+  # shellcheck disable=SC2086
+  expect_rc 0 "${sub:-megatriage} --help" "$megatriage" $sub --help
+  grep -q "^Usage: megatriage${sub:+ $sub}" "$tmp/out" || { echo "FAIL ${sub:-megatriage} --help usage line"; head -3 "$tmp/out"; fail=1; }
+  # shellcheck disable=SC2086
+  expect_rc 2 "${sub:-megatriage} --bogus" "$megatriage" $sub --bogus
+done
+expect_rc 2 "watch --format yaml" "$megatriage" watch --format yaml "$tmp/empty"
+expect_rc 2 "postmortem --format yaml" "$megatriage" postmortem --format yaml 1
+expect_rc 2 "--jobs 0" "$megatriage" --jobs 0 "$fixtures/slurm-g-success/logs"
+expect_rc 2 "--max-line-bytes 3" "$megatriage" --max-line-bytes 3 "$fixtures/slurm-g-success/logs"
+expect_rc 1 "lint findings" "$megatriage" lint --no-filesystem "$fixtures/lint/"*.sbatch
+expect_rc 2 "lint unreadable" "$megatriage" lint "$tmp/nope.sbatch"
+# --rules takes one directory: the path after it stays a log path.
+expect_rc 1 "--rules DIR PATH" "$megatriage" --format json --rules "$tmp/empty" "$fixtures/slurm-a1-exception-peer-reset/logs"
+# Colour on a terminal (script(1)) unless NO_COLOR is set; --color always wins over NO_COLOR.
+case=$fixtures/slurm-a1-exception-peer-reset/logs
+script -qec "$(printf '%q ' "$megatriage" "$case")" /dev/null >"$tmp/tty" 2>&1
+grep -q $'\x1b\[' "$tmp/tty" || { echo "FAIL no colour on a terminal"; fail=1; }
+NO_COLOR=1 script -qec "$(printf '%q ' "$megatriage" "$case")" /dev/null >"$tmp/tty" 2>&1
+grep -q $'\x1b\[' "$tmp/tty" && { echo "FAIL colour on a terminal with NO_COLOR set"; fail=1; }
+NO_COLOR=1 expect_rc 1 "--color always with NO_COLOR" "$megatriage" --color always "$case"
+grep -q $'\x1b\[' "$tmp/out" || { echo "FAIL --color always did not colour with NO_COLOR set"; fail=1; }
 # Progress line: on a terminal (script(1) gives one) it is drawn and erased; never in a pipe, never
 # in the report.
 case=$fixtures/slurm-a1-exception-peer-reset/logs

@@ -1,6 +1,10 @@
 # End-to-end tests: one CTest entry per fixture and check (golden, invariance, label).
 add_executable(megatriage_label_check ${CMAKE_SOURCE_DIR}/tests/e2e/label_check.cc)
 target_link_libraries(megatriage_label_check PRIVATE nlohmann_json::nlohmann_json)
+# The scripts read report fields through this (a JSON path in, the values out), never by grep.
+add_executable(megatriage_json_get ${CMAKE_SOURCE_DIR}/tests/e2e/json_get.cc)
+target_link_libraries(megatriage_json_get PRIVATE nlohmann_json::nlohmann_json)
+set(JSON_GET $<TARGET_FILE:megatriage_json_get>)
 
 file(GLOB E2E_CASES LIST_DIRECTORIES true ${CMAKE_SOURCE_DIR}/fixtures/*)
 foreach(case_dir ${E2E_CASES})
@@ -20,13 +24,15 @@ foreach(case_dir ${E2E_CASES})
 endforeach()
 
 add_test(NAME e2e.cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/cli_test.sh $<TARGET_FILE:megatriage>
-                              ${CMAKE_SOURCE_DIR}/fixtures)
+                              ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})
 add_test(NAME e2e.lint COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/lint_test.sh $<TARGET_FILE:megatriage>
                                ${CMAKE_SOURCE_DIR}/fixtures/lint)
-add_test(NAME e2e.watch COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/watch_test.sh $<TARGET_FILE:megatriage>)
+add_test(NAME e2e.watch COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/watch_test.sh $<TARGET_FILE:megatriage> ${JSON_GET})
 add_test(NAME e2e.bad-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input_test.sh
                                     $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures
-                                    $<TARGET_FILE:megatriage_label_check>)
+                                    $<TARGET_FILE:megatriage_label_check> ${JSON_GET})
+add_test(NAME e2e.install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/install_test.sh ${CMAKE_BINARY_DIR}
+                                  ${CMAKE_SOURCE_DIR} ${JSON_GET})
 include(${CMAKE_SOURCE_DIR}/tests/slurm/slurm.cmake)
 
 # Bad input, one case per script (tests/e2e/bad_input/lib.sh is their shared harness).
@@ -35,7 +41,8 @@ list(FILTER BAD_INPUT_CASES EXCLUDE REGEX "/lib\\.sh$")
 foreach(script ${BAD_INPUT_CASES})
   get_filename_component(name ${script} NAME_WE)
   add_test(NAME e2e.bad-input.${name} COMMAND bash ${script} $<TARGET_FILE:megatriage>
-                                              ${CMAKE_SOURCE_DIR}/fixtures $<TARGET_FILE:megatriage_label_check>)
+                                              ${CMAKE_SOURCE_DIR}/fixtures $<TARGET_FILE:megatriage_label_check>
+                                              ${JSON_GET})
   set_tests_properties(e2e.bad-input.${name} PROPERTIES TIMEOUT 300)
 endforeach()
 # tools/bench --quick: the benchmark harness runs and prints every ratio (timing is not asserted).

@@ -2,7 +2,7 @@
 # The watcher on growing files: a cause is reported within 2 s of its exception line being
 # written; NCCL-only evidence waits its grace period; a file that appears late is picked up.
 set -uo pipefail
-megatriage=$1
+megatriage=$1 json_get=$2   # json_get: tests/e2e/json_get.cc reads the report's fields
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
@@ -11,7 +11,7 @@ now() { date +%s.%N; }
 # 1. OOM traceback appended to a running job's log, in a file that appears after the watcher started.
 mkdir -p "$tmp/a/logs"
 echo "[rank0]:[W1130 10:00:00.000000000 x.cpp:1] starting" >"$tmp/a/logs/job.err"
-"$megatriage" watch --interval 0.2 --timeout 30 "$tmp/a/logs" >"$tmp/a/report.txt" 2>"$tmp/a/watch.err" &
+"$megatriage" watch --interval 0.2 --timeout 30 --format json "$tmp/a/logs" >"$tmp/a/report.json" 2>"$tmp/a/watch.err" &
 watcher=$!
 sleep 1
 for i in 1 2 3; do echo "[rank0]:[W1130 10:00:0$i.000000000 x.cpp:1] step $i" >>"$tmp/a/logs/job.err"; sleep 0.3; done
@@ -28,8 +28,10 @@ reported=$(now)
 delay=$(echo "$reported - $written" | bc)
 echo "cause reported $delay s after its exception line was written"
 [[ $rc -eq 1 ]] || { echo "FAIL watch exit $rc"; cat "$tmp/a/watch.err"; fail=1; }
-grep -q "OOM" "$tmp/a/report.txt" || { echo "FAIL no OOM in the watch report"; cat "$tmp/a/report.txt"; fail=1; }
-grep -q "logs/late.err" "$tmp/a/report.txt" || { echo "FAIL the late file was not picked up"; fail=1; }
+[[ $("$json_get" "$tmp/a/report.json" /root_cause/category) == oom ]] ||
+  { echo "FAIL the watch report's root cause is not the OOM"; cat "$tmp/a/report.json"; fail=1; }
+[[ $("$json_get" "$tmp/a/report.json" /root_cause/file) == */logs/late.err ]] ||
+  { echo "FAIL the late file was not picked up"; fail=1; }
 (( $(echo "$delay < 2.0" | bc) )) || { echo "FAIL reported after $delay s (want < 2 s)"; fail=1; }
 
 # 2. NCCL-only evidence waits for the grace period before it is reported.
@@ -42,6 +44,8 @@ took=$(echo "$(now) - $start" | bc)
 [[ $rc -eq 1 ]] || { echo "FAIL NCCL watch exit $rc"; fail=1; }
 (( $(echo "$took >= 2.0" | bc) )) || { echo "FAIL NCCL-only evidence reported after $took s, before its 2 s grace"; fail=1; }
 grep -q "waiting up to 2 s" "$tmp/b/watch.err" || { echo "FAIL no grace notice"; cat "$tmp/b/watch.err"; fail=1; }
+
+[[ $(grep -c . "$tmp/b/report.txt") -gt 0 ]] || { echo "FAIL no text report"; fail=1; }
 
 # 3. --cancel without --job is a usage error.
 "$megatriage" watch --cancel "$tmp/b/logs" >/dev/null 2>&1

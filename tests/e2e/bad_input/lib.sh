@@ -2,9 +2,10 @@
 # slurm-a1 (IndexError on rank 2, logs/gpt-tiny-25.err) next to one kind of damage, runs
 # megatriage and asserts the exit code, the diagnostic code and that the real failure was still
 # found (the rest of the tree was triaged).
+# Assertions read the report's fields through json_get (tests/e2e/json_get.cc), not its layout.
 # Usage in a case: source "$(dirname "$0")/lib.sh" "$@"; setup_tree; ...; finish
 set -uo pipefail
-megatriage=$1 fixtures=$2 json_check=$3
+megatriage=$1 fixtures=$2 json_check=$3 json_get=$4
 tmp=$(mktemp -d)
 chmod 755 "$tmp"   # the non-root re-runs must reach it
 [[ -n "${KEEP:-}" ]] && echo "kept $tmp" || trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -39,26 +40,31 @@ run_as_nobody() {
   [[ $rc -ne 124 ]] || bad "megatriage did not finish within 120 s: $*"
 }
 
+# get PATH: the values at PATH in the report, one a line (see json_get.cc for PATH); fails when
+# there is none. has PATH: whether there is one.
+get() { "$json_get" "$tmp/r.json" "$1"; }
+has() { get "$1" >/dev/null; }
 expect_rc() { [[ $rc -eq $1 ]] || { bad "exit code $rc, want $1"; head -5 "$tmp/err"; }; }
-expect_code() {
-  grep -q "\"code\": \"$1\"" "$tmp/r.json" || bad "no diagnostic $1"
-}
+expect_code() { has "/diagnostics/[code=$1]" || bad "no diagnostic $1"; }
 expect_no_code() {
-  grep -q "\"code\": \"$1\"" "$tmp/r.json" && bad "unexpected diagnostic $1"
+  has "/diagnostics/[code=$1]" && bad "unexpected diagnostic $1"
   return 0
 }
 # expect_message CODE TEXT: the diagnostic's message carries TEXT (a figure, a position).
 expect_message() {
-  grep -A8 "\"code\": \"$1\"" "$tmp/r.json" | grep '"message"' | grep -qF -- "$2" ||
+  get "/diagnostics/[code=$1]/message" | grep -qF -- "$2" ||
     bad "diagnostic $1 does not mention '$2'"
 }
 expect_valid_json() { "$json_check" --valid "$tmp/r.json" || bad "report is not valid UTF-8 JSON"; }
 expect_root() {
-  grep -q "\"file\": \"${1:-logs/gpt-tiny-25.err}\"" "$tmp/r.json" || bad "root cause ${1:-logs/gpt-tiny-25.err} not found"
+  [[ $(get /root_cause/file) == "${1:-logs/gpt-tiny-25.err}" ]] || bad "root cause ${1:-logs/gpt-tiny-25.err} not found"
 }
-files_section() { sed -n '/^  "files": \[/,/^  \]/p' "$tmp/r.json"; }
-expect_listed() { files_section | grep -q "\"path\": \"$1\"" || bad "$1 not in files"; }
-expect_not_listed() { files_section | grep -q "\"path\": \"$1\"" && bad "$1 was read"; return 0; }
+# expect_category CATEGORY: the root cause's category.
+expect_category() { [[ $(get /root_cause/category) == "$1" ]] || bad "root cause category is not $1"; }
+expect_listed() { has "/files/[path=$1]" || bad "$1 not in files"; }
+expect_not_listed() { has "/files/[path=$1]" && bad "$1 was read"; return 0; }
+# expect_file_field PATH KEY VALUE: the files entry of PATH has KEY equal to VALUE.
+expect_file_field() { [[ $(get "/files/[path=$1]/$2") == "$3" ]] || bad "files entry $1: $2 is not $3"; }
 
 finish() {
   [[ $fail -eq 0 ]] && echo "bad input [$case_name]: all checks passed"

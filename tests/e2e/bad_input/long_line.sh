@@ -8,7 +8,7 @@ run
 expect_rc 1
 expect_code split.line-too-long
 expect_message split.line-too-long "longer than 65536 bytes"
-grep -A8 '"path": "logs/long.out"' "$tmp/r.json" | grep -q '"lines": 3' || bad "lines after the long one were lost"
+expect_file_field logs/long.out lines 3
 expect_root
 run --max-line-bytes 1000 logs
 expect_rc 1

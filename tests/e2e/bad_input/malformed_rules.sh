@@ -38,7 +38,7 @@ cat >"$tmp/site-rules/site.json" <<'JSON'
 JSON
 printf '{"rules": [\n  {"id": "site2.x",,}\n]}\n' >"$tmp/site-rules/site2.json"
 run
-builtin=$(grep -A2 '"rules": {' "$tmp/r.json" | grep -o '"count": [0-9]*' | grep -o '[0-9]*')
+builtin=$(get /rules/count)
 run --rules "$tmp/site-rules" logs
 expect_rc 1
 # Regression: `--rules DIR logs` took logs as a second rules directory (rules.dir-empty).
@@ -46,12 +46,12 @@ expect_no_code rules.dir-empty
 expect_listed logs/gpt-tiny-25.err
 expect_code rules.bad-regex
 expect_code rules.json-syntax
-grep -A8 '"code": "rules.bad-regex"' "$tmp/r.json" | grep '"message"' | grep -qE 'site\.json:[0-9]+:[0-9]+: ' ||
+get '/diagnostics/[code=rules.bad-regex]/message' | grep -qE 'site\.json:[0-9]+:[0-9]+: ' ||
   bad "rules.bad-regex has no file:line:column"
-grep -A8 '"code": "rules.json-syntax"' "$tmp/r.json" | grep '"message"' | grep -qE 'site2\.json:2:[0-9]+' ||
+get '/diagnostics/[code=rules.json-syntax]/message' | grep -qE 'site2\.json:2:[0-9]+' ||
   bad "rules.json-syntax has no file:line:column"
-count=$(grep -A2 '"rules": {' "$tmp/r.json" | grep -o '"count": [0-9]*' | grep -o '[0-9]*')
+count=$(get /rules/count)
 [[ -n "$builtin" && "$count" == $((builtin + 1)) ]] || bad "rule count $count, want built-in $builtin + 1"
-grep -q '"rule": "site.index-out-of-bounds"' "$tmp/r.json" || bad "the good site rule did not classify the root"
+[[ $(get /root_cause/rule) == site.index-out-of-bounds ]] || bad "the good site rule did not classify the root"
 expect_root
 finish

@@ -12,7 +12,7 @@ expect_rc 1
 expect_code extract.invalid-utf8
 expect_code split.nul-bytes
 expect_root logs/rank0.err
-grep -q '"category": "import"' "$tmp/r.json" || bad "not classified as import"
+expect_category import
 grep -q $'\xef\xbf\xbd' "$tmp/r.json" || bad "no U+FFFD replacement in the report"
 expect_valid_json
 finish

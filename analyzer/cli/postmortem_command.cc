@@ -1,12 +1,16 @@
-// `megatriage postmortem` command line (CLI11): flags and exit codes; the work is in postmortem.cc.
+// `megatriage postmortem [JOBID]`: flags of the SLURM hook; asking SLURM, finding the logs and
+// writing the report are run_postmortem (app/postmortem.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 
 #include "app/postmortem.h"
+#include "cli/commands.h"
+#include "cli/shared_flags.h"
+
+namespace megatriage {
 
 int postmortem_command(int argc, char** argv) {
   CLI::App app{"Post-mortem of a SLURM job: asks sacct/scontrol about it, finds its logs, reports "
@@ -17,24 +21,22 @@ JOBID defaults to $SLURM_JOB_ID (EpilogSlurmctld). Array tasks: 123_4. Run as ro
 strigger), logs are read and the report written as the job's user.
 Exit codes: 0 no failure, 1 failure found and reported, 2 usage error or job not found.
 )");
-  megatriage::PostmortemOptions options;
+  PostmortemOptions options;
   app.add_option("jobid", options.job_id, "Job id (default: $SLURM_JOB_ID)");
   app.add_option("--logs", options.logs_dir, "Read these logs instead of finding the job's own");
   app.add_option("--report-dir", options.report_dir,
                  "Where megatriage-<jobid>.json goes (default: the directory of the job's log)");
-  app.add_option("--format", options.format, "What goes to stdout")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--rules", options.rules_dirs, "Extra rules directory (repeatable)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  const char* no_color = std::getenv("NO_COLOR");
-  options.color = isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+  add_format_flag(app, options.format, "What goes to stdout");
+  add_rules_flag(app, options.rules_dirs, kRulesFlagHelp, true);
+  if (auto rc = parse_flags(app, argc, argv)) return *rc;
+  // Text on a terminal is coloured; --color is the default command's alone.
+  options.color = wants_color("auto", isatty(STDOUT_FILENO));
   std::string out, err;
-  int rc = megatriage::run_postmortem(options, out, err);
+  int rc = run_postmortem(options, out, err);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   std::cerr << err;
   return rc;
 }
+
+}  // namespace megatriage

@@ -1,0 +1,65 @@
+// Flags shared by several subcommands: one definition each, so a check or a range cannot
+// differ between `megatriage`, `watch` and `postmortem`.
+#include "cli/shared_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <cstdlib>
+
+#include "base/exit_codes.h"
+#include "extract/extract.h"
+
+namespace megatriage {
+
+std::optional<int> parse_flags(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 reports --help and --version as "errors" whose exit status is 0.
+    return app.exit(e) == 0 ? kExitNoFailure : kExitUsage;
+  }
+  return std::nullopt;
+}
+
+void add_rules_flag(CLI::App& app, std::vector<std::string>& dirs, const char* help, bool allow_extra_args) {
+  app.add_option("--rules", dirs, help)->allow_extra_args(allow_extra_args);
+}
+
+void add_format_flag(CLI::App& app, std::string& format, const char* help) {
+  app.add_option("--format", format, help)->check(CLI::IsMember({"text", "json"}));
+}
+
+void add_color_flag(CLI::App& app, std::string& mode) {
+  app.add_option("--color", mode, "Colour in the text report")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
+bool wants_color(const std::string& mode, bool to_terminal) {
+  const char* no_color = std::getenv("NO_COLOR");
+  return mode == "always" || (mode == "auto" && to_terminal && (no_color == nullptr || *no_color == '\0'));
+}
+
+void add_output_flag(CLI::App& app, std::string& path) {
+  app.add_option("-o,--output", path, "Write the report to FILE instead of stdout");
+}
+
+void add_jobs_flag(CLI::App& app, unsigned& jobs) {
+  app.add_option("-j,--jobs", jobs, "Files analysed in parallel (default: all cores)")
+      ->check(CLI::Range(1u, 1024u));
+}
+
+void add_limit_flags(CLI::App& app, AnalyzeOptions& limits) {
+  app.add_option("--max-decompressed-bytes", limits.read.max_decompressed_bytes,
+                 "Stop reading a compressed file after this many decompressed bytes")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50))->group("Limits");
+  app.add_option("--max-line-bytes", limits.split.max_line_bytes, "Keep at most this many bytes of a line")
+      ->check(CLI::Range(std::size_t{16}, std::size_t{64} << 20))->group("Limits");
+  app.add_option("--max-frames", limits.traceback.max_frames,
+                 "Frames kept per traceback block (the outermost few, the innermost rest)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20))->group("Limits");
+  app.add_option("--max-message-bytes", limits.traceback.max_text_bytes,
+                 "Bytes kept of an exception line, its message and each frame field")
+      ->check(CLI::Range(std::size_t{16}, std::size_t{16} << 20))->group("Limits");
+}
+
+}  // namespace megatriage

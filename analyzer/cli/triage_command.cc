@@ -1,0 +1,144 @@
+// `megatriage [PATH...]`, the default command: flags, the report's destination and colour, the
+// exit code. The analysis itself is run_triage (app/triage.h).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "app/triage.h"
+#include "base/exit_codes.h"
+#include "base/run_cache.h"
+#include "cli/commands.h"
+#include "cli/shared_flags.h"
+#include "render/render.h"
+
+namespace megatriage {
+namespace {
+
+const char* kExamples = R"(
+Examples:
+  megatriage logs/                      triage every file under logs/ (text report)
+  megatriage --format json -o r.json logs/   JSON report for CI
+  megatriage logs/job-123.err logs/job-123.out
+  megatriage --rules ./site-rules logs/ add or override rules
+  megatriage rules check [--rules DIR]  validate rule files and their samples
+  megatriage lint job.sbatch            check a batch script against the runbook's launch rules
+  megatriage watch --job 1234 --cancel logs/   report (and cancel) as soon as the cause is known
+  megatriage --script job.sbatch logs/  triage, with the script's findings among the checks
+
+Exit codes: 0 no failure found, 1 failure found and reported, 2 usage error or nothing readable.
+)";
+
+// The report is written: what the run built (results of every file, compiled rules, the report)
+// dies with the process. Freeing it object by object costs more CPU than rendering the report
+// on a 9,000-file job. Builds that check for leaks (sanitizers, fuzzing) free as usual.
+int exit_without_freeing(int rc) {
+#ifdef MEGATRIAGE_CHECK_LEAKS
+  return rc;
+#else
+  std::fflush(nullptr);
+  std::_Exit(rc);
+#endif
+}
+
+}  // namespace
+
+int triage_command(int argc, char** argv) {
+  CLI::App app{"megatriage: why did this Megatron-LM / SLURM job die? Reads every rank's logs and "
+               "reports the root cause, the symptoms it explains and what to check.",
+               "megatriage"};
+  app.footer(kExamples);
+  TriageOptions options;
+  options.paths.clear();
+  options.cache = &RunCache::from_environment();
+  std::string format = "text", output, color = "auto";
+  bool no_prefilter = false;
+  app.add_option("paths", options.paths, "Log files or directories (default: logs)");
+  add_format_flag(app, format);
+  add_output_flag(app, output);
+  add_jobs_flag(app, options.jobs);
+  // One directory per --rules, so `--rules DIR logs/` leaves logs/ a path.
+  add_rules_flag(app, options.rules_dirs,
+                 "Extra rules directory; later ones override rules with the same id (repeatable)", false);
+  add_color_flag(app, color);
+  app.add_option("--script", options.scripts,
+                 "The job's batch script: its launch problems join the checks (default: a "
+                 "*.sbatch/*.slurm beside the log directory)")
+      ->allow_extra_args(false);
+  app.add_flag("--follow-symlinks", options.follow_symlinks_outside,
+               "Follow symlinks that point outside the given directories");
+  app.add_flag("--no-prefilter", no_prefilter, "Debug: match every line with the full rule set")->group("");
+  bool no_progress = false;
+  app.add_flag("--no-progress", no_progress,
+               "No progress line on stderr (shown only when stderr is a terminal and the scan "
+               "takes over a second)");
+  app.add_option("--progress-after-ms", options.progress_after_ms, "Test: progress line delay")
+      ->check(CLI::Range(0, 3600000))
+      ->group("");
+  app.add_flag("--builtin-search", options.builtin_search,
+               "Test/bench: the built-in trigger search even when built with Vectorscan")
+      ->group("");
+  bool timings = false;
+  app.add_flag("--timings", timings, "Profiling: phase wall times on stderr")->group("");
+  app.add_option("--chunk-bytes", options.analyze.chunk_bytes,
+                 "Test: chunk size of the parallel search of one large file")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))  // offsets are 32-bit
+      ->group("");
+  AnalyzeOptions& limits = options.analyze;
+  add_limit_flags(app, limits);
+  app.set_version_flag("--version", std::string("megatriage ") + MEGATRIAGE_VERSION);
+  if (auto rc = parse_flags(app, argc, argv)) return *rc;
+  if (options.paths.empty()) options.paths.push_back("logs");
+  options.prefilter = !no_prefilter;
+  options.progress = !no_progress && isatty(STDERR_FILENO);
+  limits.split.buffer_bytes = std::max(limits.split.buffer_bytes, limits.split.max_line_bytes + 2);
+
+  TriageOutcome outcome = run_triage(options);
+  if (outcome.usage_error) {
+    std::cerr << "megatriage: " << outcome.usage_message << "\n";
+    return kExitUsage;
+  }
+
+  auto render_start = std::chrono::steady_clock::now();
+  std::string rendered;
+  if (format == "json") {
+    rendered = render_json(outcome.report);
+  } else {
+    TextStyle style;
+    style.color = wants_color(color, output.empty() && isatty(STDOUT_FILENO));
+    rendered = render_text(outcome.report, style);
+  }
+  if (timings) {
+    double render_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - render_start).count();
+    std::fprintf(stderr,
+                 "timings: walk %.3f s, rules+search compile %.3f s (beside the walk), analyse %.3f s, "
+                 "report %.3f s, render %.3f s\n",
+                 outcome.walk_s, outcome.compile_s, outcome.analyze_s, outcome.report_s, render_s);
+  }
+  if (output.empty()) {
+    std::fwrite(rendered.data(), 1, rendered.size(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::cerr << "megatriage: cannot write the report to standard output: " << std::strerror(errno)
+                << " (redirect it with -o FILE)\n";
+      return kExitUsage;
+    }
+  } else {
+    std::ofstream file(output, std::ios::binary | std::ios::trunc);
+    file << rendered;
+    file.close();
+    if (!file) {
+      std::cerr << "megatriage: cannot write " << output << "\n";
+      return kExitUsage;
+    }
+  }
+  return exit_without_freeing(outcome.report.root_cause ? kExitFailure : kExitNoFailure);
+}
+
+}  // namespace megatriage

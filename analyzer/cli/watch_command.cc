@@ -1,0 +1,42 @@
+// `megatriage watch [PATH...] [--job ID] [--cancel]`: flags of the follow mode; the polling and
+// the report are run_watch (app/watch.h).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "app/watch.h"
+#include "base/exit_codes.h"
+#include "base/run_cache.h"
+#include "cli/commands.h"
+#include "cli/shared_flags.h"
+
+namespace megatriage {
+
+int watch_command(int argc, char** argv) {
+  CLI::App app{"Follow a running job's logs and report the root cause as soon as it is known",
+               "megatriage watch"};
+  WatchOptions options;
+  options.triage.paths.clear();
+  options.triage.cache = &RunCache::from_environment();
+  std::string format = "text";
+  app.add_option("paths", options.triage.paths, "Log files or directories (default: logs)");
+  app.add_option("--job", options.job_id, "SLURM job id: stop when the job ends");
+  app.add_flag("--cancel", options.cancel, "scancel the job once the root cause is known (needs --job)");
+  app.add_option("--interval", options.interval_s, "Seconds between polls")->check(CLI::Range(0.05, 3600.0));
+  app.add_option("--nccl-grace", options.nccl_grace_s,
+                 "Seconds NCCL-only evidence waits for an earlier cause")
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--timeout", options.timeout_s, "Give up after this many seconds (0: never)");
+  // One directory per --rules, as in the default command: the paths after it stay paths.
+  add_rules_flag(app, options.triage.rules_dirs, kRulesFlagHelp, false);
+  add_format_flag(app, format);
+  if (auto rc = parse_flags(app, argc, argv)) return *rc;
+  if (options.cancel && options.job_id.empty()) {
+    std::cerr << "megatriage watch: --cancel needs --job JOBID\n";
+    return kExitUsage;
+  }
+  if (options.triage.paths.empty()) options.triage.paths.push_back("logs");
+  options.json = format == "json";
+  return run_watch(options, std::cout, std::cerr);
+}
+
+}  // namespace megatriage
