@@ -21,6 +21,7 @@
 #include "input/discover.h"
 #include "input/reader.h"
 #include "lint/lint.h"
+#include "lint/lint_rules.h"
 #include "match/rule_matcher.h"
 #include "match/rules.h"
 
@@ -311,12 +312,7 @@ void add_script_findings(Report& report, const std::vector<std::string>& scripts
       r.checks.insert(r.checks.end() - static_cast<long>(std::count_if(r.checks.begin(), r.checks.end(),
                                                                       [](const CheckResult& c) { return c.id == "advice"; })),
                       CheckResult{f.rule, f.why, "failed", path + ":" + std::to_string(f.line) + ": " + f.fix});
-      bool explains = (r.category == "import" &&
-                       (f.rule == "lint.bare-torchrun" || f.rule == "lint.no-cd-worktree" || f.rule == "lint.no-venv")) ||
-                      (r.category == "nccl" &&
-                       (f.rule == "lint.master-addr" || f.rule == "lint.launcher-args" || f.rule == "lint.ntasks-per-node")) ||
-                      (r.category == "shape" && f.rule == "lint.nproc-vs-gpus");
-      if (explains) r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + path + ":" + std::to_string(f.line));
+      if (lint_finding_explains(f.rule, r.category)) r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + path + ":" + std::to_string(f.line));
     }
   }
 }

@@ -17,6 +17,7 @@
 #include "app/watch.h"
 #include "base/run_cache.h"
 #include "lint/lint.h"
+#include "match/rule_tags.h"
 #include "match/rules.h"
 #include "render/render.h"
 
@@ -66,6 +67,7 @@ int rules_check(int argc, char** argv) {
   all.insert(all.end(), dirs.begin(), dirs.end());
   megatriage::DiagnosticSink diags;
   auto rules = megatriage::load_rules(all, diags);
+  megatriage::check_code_tags(rules, diags);  // a tag the code asks for that no rule carries
   int problems = 0;
   for (const auto& d : diags.items()) {
     if (d.severity == megatriage::Severity::Info) continue;

@@ -9,6 +9,8 @@
 
 #include "base/text_util.h"
 #include "decide/classify.h"
+#include "lint/cuda_connections_rule.h"
+#include "match/rule_tags.h"
 
 namespace megatriage {
 namespace {
@@ -63,7 +65,7 @@ CheckResult world_size_product(const RootCauseReport& r) {
   auto pp = as_int(r.facts, "pipeline_model_parallel_size");
   auto cp = as_int(r.facts, "context_parallel_size");
   auto dp = as_int(r.facts, "data_parallel_size");
-  if (r.rule == "megatron.world-size-not-divisible" || r.rule == "megatron.parallel-state-world-size") {
+  if (has_tag(r.rule_tags, rule_tag::kWorldSizeDivisor)) {
     // `16`, `tensor model parallel size (8)` or `total_model_size (total_model_size=16)`:
     // the divisor is the last number printed.
     std::optional<long long> divisor;
@@ -106,7 +108,7 @@ CheckResult heads_divisible(const RootCauseReport& r) {
   auto heads = fact_or_field(r, "num_attention_heads", "heads");
   auto tp = fact_or_field(r, "tensor_model_parallel_size", "tp");
   auto groups = fact_or_field(r, "num_query_groups", "groups");
-  if (!heads && groups && tp && r.rule == "megatron.query-groups-not-multiple-of-tp")
+  if (!heads && groups && tp && has_tag(r.rule_tags, rule_tag::kQueryGroupsVsTp))
     return check("heads_divisible_by_tp", text, "failed",
                  "num_query_groups " + std::to_string(*groups) + " % TP " + std::to_string(*tp) + " = " +
                      std::to_string(*groups % *tp));
@@ -172,15 +174,16 @@ void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
     if (bytes >= 0) f[s.fact] = std::to_string(bytes);
   }
   if (r.fields.count("gpu")) f["device"] = r.fields.at("gpu");
-  if (r.rule == "host.oom-kill" && r.fields.count("count")) f["oom_kill_events"] = r.fields.at("count");
-  if (r.rule.rfind("host.", 0) == 0 && !r.host.empty()) f["node"] = r.host;
+  const bool host_oom = has_tag(r.rule_tags, rule_tag::kHostOom);
+  if (has_tag(r.rule_tags, rule_tag::kOomKillEvents) && r.fields.count("count")) f["oom_kill_events"] = r.fields.at("count");
+  if (host_oom && !r.host.empty()) f["node"] = r.host;
 
   // The headline: figures first.
   std::string who = r.rank >= 0 ? "rank " + std::to_string(r.rank) : "an unknown rank";
   std::string where;
   if (!r.host.empty()) where = r.host;
   if (f.count("device")) where += std::string(where.empty() ? "" : ", ") + "GPU " + f["device"];
-  std::string h = (r.rule.rfind("host.", 0) == 0 ? "Host OOM on " : "OOM on ") + who;
+  std::string h = (host_oom ? "Host OOM on " : "OOM on ") + who;
   if (!where.empty()) h += " (" + where + ")";
   if (f.count("phase") && f["phase"] != "unknown") h += " during " + f["phase"];
   std::string mem;
@@ -216,64 +219,36 @@ void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
   }
 }
 
-std::string gpu_generation(const Facts& f) {
-  std::string model = get(f, "gpu_model"), cc = get(f, "compute_capability");
-  if (!cc.empty()) {
-    int major = cc[0] - '0';
-    if (major >= 10) return "blackwell";
-    if (cc.size() >= 2 && cc[0] == '1' && std::isdigit(static_cast<unsigned char>(cc[1]))) return "blackwell";
-    if (major == 9) return "hopper";
-    if (major == 8) return "ampere";
-    if (major >= 0 && major <= 7) return "older";
-  }
-  if (model.find("B200") != std::string::npos || model.find("GB200") != std::string::npos ||
-      model.find("B100") != std::string::npos || model.find("GB300") != std::string::npos)
-    return "blackwell";
-  if (model.find("H100") != std::string::npos || model.find("H200") != std::string::npos ||
-      model.find("H800") != std::string::npos || model.find("GH200") != std::string::npos)
-    return "hopper";
-  if (model.find("A100") != std::string::npos || model.find("A800") != std::string::npos ||
-      model.find("A10") != std::string::npos || model.find("A40") != std::string::npos)
-    return "ampere";
-  return "";
-}
-
 CheckResult cuda_device_max_connections(const RootCauseReport& r) {
   const Facts& f = r.facts;
   const std::string text = "CUDA_DEVICE_MAX_CONNECTIONS fits the hardware and parallelism (runbook rule)";
-  std::string gen = gpu_generation(f);
-  auto tp = as_int(f, "tensor_model_parallel_size");
-  auto cp = as_int(f, "context_parallel_size");
-  bool fsdp = is_true(f, "use_torch_fsdp2") || is_true(f, "use_megatron_fsdp") || is_true(f, "use_custom_fsdp");
-  bool moe_overlap = is_true(f, "overlap_moe_expert_parallel_comm");
+  CudaConnectionsSetup setup;
+  setup.gpu = gpu_generation(get(f, "compute_capability"), get(f, "gpu_model"));
+  setup.tp = as_int(f, "tensor_model_parallel_size");
+  setup.cp = as_int(f, "context_parallel_size");
+  setup.fsdp = is_true(f, "use_torch_fsdp2") || is_true(f, "use_megatron_fsdp") || is_true(f, "use_custom_fsdp");
+  setup.moe_overlap = is_true(f, "overlap_moe_expert_parallel_comm");
+  const std::string gen(generation_name(setup.gpu));
   std::string value = get(f, "cuda_device_max_connections");
+  const CudaConnectionsRequirement need = cuda_connections_requirement(setup);
+  const std::string& required = need.required;
+  const std::string& why = need.why;
 
-  std::string required, why;
-  if (fsdp) { required = "not 1 (unset or > 1)"; why = "FSDP (Torch-FSDP2 / Megatron-FSDP) is on"; }
-  else if (moe_overlap) { required = "32"; why = "overlap_moe_expert_parallel_comm is on"; }
-  else if (gen == "blackwell") { required = "unset (not needed)"; why = "Blackwell GPUs"; }
-  else if ((tp && *tp > 1) || (cp && *cp > 1)) {
-    if (gen.empty()) { required = "1 on Hopper/Ampere"; why = "TP>1 or CP>1 without FSDP; GPU generation unknown"; }
-    else { required = "1"; why = "TP>1 or CP>1 without FSDP on " + gen; }
-  } else if (tp && cp) { required = "unset (not needed)"; why = "TP=1 and CP=1"; }
-
-  if (r.rule == "megatron.cuda-device-max-connections" || r.rule == "megatron.fsdp-cuda-device-max-connections") {
-    std::string fix = r.rule == "megatron.fsdp-cuda-device-max-connections"
+  if (has_tag(r.rule_tags, rule_tag::kCudaDeviceMaxConnections)) {
+    std::string fix = has_tag(r.rule_tags, rule_tag::kFsdp)
                           ? "do not export CUDA_DEVICE_MAX_CONNECTIONS=1 with FSDP: unset it (or set it > 1)"
-                          : (gen == "blackwell" ? "on Blackwell it is not needed; this assertion means the GPU was not recognised: check the build"
+                          : (setup.gpu == GpuGeneration::Blackwell ? "on Blackwell it is not needed; this assertion means the GPU was not recognised: check the build"
                                                 : "export CUDA_DEVICE_MAX_CONNECTIONS=1 in the sbatch script before the launch (TP>1 or CP>1 on " +
                                                       (gen.empty() ? std::string("pre-Blackwell GPUs") : gen) + ", no FSDP)");
     return check("cuda_device_max_connections", text, "failed", "Megatron asserted on it: " + fix);
   }
-  if (required.empty())
+  if (need.value == CudaConnectionsValue::Undecided)
     return check("cuda_device_max_connections", text, "unknown",
                  std::string("missing tensor/context parallel sizes: ") + kWhereConfig);
   if (value.empty())
     return check("cuda_device_max_connections", text, "unknown",
                  "should be " + required + " (" + why + "); its value is not in the logs: echo it in the batch script");
-  bool ok = required.rfind("not 1", 0) == 0 ? value != "1"
-            : required.rfind("unset", 0) == 0 ? true
-            : required.rfind("1", 0) == 0 ? value == "1" : value == required;
+  bool ok = cuda_connections_value_fits(need.value, value);
   return check("cuda_device_max_connections", text, ok ? "passed" : "failed",
                "is " + value + ", should be " + required + " (" + why + ")");
 }
@@ -401,9 +376,9 @@ void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::v
       return *text;
     };
     for (const auto& m : e.matches) {
-      const std::string& id = matcher.rules()[static_cast<std::size_t>(m.rule_index)].id;
-      if (id.find("address-in-use") != std::string::npos) address_in_use = true;
-      if (id == "nccl.store-clients-timeout" && joined.empty()) {
+      const std::vector<std::string>& tags = matcher.rules()[static_cast<std::size_t>(m.rule_index)].tags;
+      if (has_tag(tags, rule_tag::kAddressInUse)) address_in_use = true;
+      if (has_tag(tags, rule_tag::kStoreClientsJoined) && joined.empty()) {
         std::map<std::string, std::string> fields = matcher.fields(m, matched());
         if (fields.count("joined")) joined = fields.at("joined") + "/" + fields.at("expected");
       }
@@ -441,7 +416,7 @@ void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::v
   else
     out.push_back(check("allocation", "Every node of the allocation joined", "unknown",
                         "compare sacct NodeList with the hosts that printed anything"));
-  if (hang && (r.rule.find("watchdog") != std::string::npos || r.rule.find("heartbeat") != std::string::npos)) {
+  if (hang && has_tag(r.rule_tags, rule_tag::kHang)) {
     std::string laggards;
     if (last_completed.size() == 1) {
       laggards = "only rank " + std::to_string(last_completed.begin()->first) +
@@ -571,7 +546,7 @@ void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
     // or when Megatron asserted on it.
     CheckResult c = cuda_device_max_connections(r);
     if (c.status != "unknown" || r.category == "oom" || r.category == "shape" ||
-        r.rule.find("cuda-device-max-connections") != std::string::npos)
+        has_tag(r.rule_tags, rule_tag::kCudaDeviceMaxConnections))
       evaluated.push_back(std::move(c));
   }
   if (r.headline.empty()) {

@@ -35,7 +35,7 @@ constexpr std::size_t kMinNeedleBytes = 2;  // the matcher's prefilter indexes n
 const std::set<std::string_view>& allowed_rule_keys() {
   static const std::set<std::string_view> keys = {
       "id",    "title",   "category", "applies_to", "role",   "priority",
-      "needles", "regex", "explain",  "checks",     "samples"};
+      "needles", "regex", "explain",  "checks",     "samples", "tags"};
   return keys;
 }
 
@@ -383,6 +383,31 @@ bool parse_samples(const json& v, Rule& rule, RuleContext& ctx) {
   return ok;
 }
 
+// A tag is one or more lower-case words joined by single dashes: the shape of a rule id's name.
+bool valid_tag(std::string_view tag) {
+  if (tag.empty() || tag.front() == '-' || tag.back() == '-') return false;
+  for (std::size_t i = 0; i < tag.size(); ++i) {
+    if (tag[i] == '-' ? tag[i - 1] == '-' : !is_kebab_word_char(tag[i])) return false;
+  }
+  return true;
+}
+
+bool parse_tags(const json& v, Rule& rule, RuleContext& ctx) {
+  if (!get_string_list(v, "tags", rule.tags, ctx)) return false;
+  bool ok = true;
+  std::set<std::string_view> seen;
+  for (const std::string& tag : rule.tags) {
+    if (!valid_tag(tag)) {
+      ctx.report("rules.bad-value", "tag \"" + tag + "\" is not kebab-case (lower-case words joined by '-')");
+      ok = false;
+    } else if (!seen.insert(tag).second) {
+      ctx.report("rules.bad-value", "tag \"" + tag + "\" is listed twice");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 /// Fills `rule` from one element of the "rules" array; true when the rule is valid.
 bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
   if (!j.is_object()) {
@@ -394,7 +419,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
     if (!allowed_rule_keys().count(key)) {
       ctx.report("rules.unknown-key", "unknown key \"" + key + "\"",
                  "allowed keys: id, title, category, applies_to, role, priority, needles, regex, "
-                 "explain, checks, samples");
+                 "explain, checks, samples, tags");
       ok = false;
     }
   }
@@ -451,6 +476,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
   ok = get_string(j, "regex", rule.regex, ctx) && ok;
   ok = get_string(j, "explain", rule.explain, ctx) && ok;
   if (j.contains("checks")) ok = get_string_list(j.at("checks"), "checks", rule.checks, ctx) && ok;
+  if (j.contains("tags")) ok = parse_tags(j.at("tags"), rule, ctx) && ok;
   ok = parse_samples(j.at("samples"), rule, ctx) && ok;
   if (rule.regex.empty()) {
     ctx.report("rules.bad-value", "\"regex\" must not be empty");

@@ -54,6 +54,9 @@ struct Rule {
   std::vector<std::string> checks;  // runbook checks, with {field} placeholders
   std::vector<RuleSample> match_samples;
   std::vector<std::string> no_match_samples;
+  /// What code may ask about the rule (`hang`, `host-oom`, ...): kebab-case, no repeats.
+  /// Code decides on a tag (rule_tags.h), never on an id, so renaming a rule keeps its checks.
+  std::vector<std::string> tags;
   std::string source;    // file:line it was loaded from
   // The regex compiled with rule_regex_options() when the rule was loaded and checked against
   // its samples; the matcher reuses it (compiling ~100 patterns twice was a visible share of

@@ -26,6 +26,7 @@ struct CheckResult {
 struct RootCauseReport {
   std::string category;        // oom|shape|import|nccl|unknown
   std::string rule;            // rule id
+  std::vector<std::string> rule_tags;  // the rule's tags: what later stages decide on (never the id)
   std::string title;
   std::string explain;         // placeholders filled
   std::string evidence;        // "traceback" | "line"

@@ -113,6 +113,7 @@ TEST_CASE("checks: CUDA_DEVICE_MAX_CONNECTIONS follows the runbook rule") {
   RootCauseReport asserted;
   asserted.category = "unknown";
   asserted.rule = "megatron.cuda-device-max-connections";
+  asserted.rule_tags = {"cuda-device-max-connections"};
   auto a = evaluate(asserted, {{"tensor_model_parallel_size", "2"}, {"context_parallel_size", "1"}, {"gpu_model", "H200"}});
   CHECK(find(a, "cuda_device_max_connections")->status == "failed");
   CHECK(find(a, "cuda_device_max_connections")->detail.find("export CUDA_DEVICE_MAX_CONNECTIONS=1") != std::string::npos);
