@@ -295,7 +295,7 @@ std::vector<std::string> find_scripts(const TriageOptions& options) {
 
 // Lint findings join the root cause's checks; some can explain the failure by themselves.
 void add_script_findings(Report& report, const std::vector<std::string>& scripts,
-                         DiagnosticSink& diags) {
+                         const std::vector<LintRuleEntry>& lint_rules, DiagnosticSink& diags) {
   for (const auto& path : scripts) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -312,7 +312,7 @@ void add_script_findings(Report& report, const std::vector<std::string>& scripts
       r.checks.insert(r.checks.end() - static_cast<long>(std::count_if(r.checks.begin(), r.checks.end(),
                                                                       [](const CheckResult& c) { return c.id == "advice"; })),
                       CheckResult{f.rule, f.why, "failed", path + ":" + std::to_string(f.line) + ": " + f.fix});
-      if (lint_finding_explains(f.rule, r.category)) r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + path + ":" + std::to_string(f.line));
+      if (lint_finding_explains(f.rule, r.category, lint_rules)) r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + path + ":" + std::to_string(f.line));
     }
   }
 }
@@ -324,7 +324,9 @@ std::unique_ptr<RuleMatcher> load_matcher(const TriageOptions& options, std::vec
   dirs = {default_rules_dir()};
   dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
   const unsigned threads = job_count(options);
-  auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags, threads, options.cache), diags);
+  KnowledgeTables tables;
+  auto matcher = std::make_unique<RuleMatcher>(load_rules(dirs, diags, threads, options.cache, &tables), diags);
+  matcher->set_tables(std::move(tables));
   matcher->set_prefilter_enabled(options.prefilter);
   return matcher;
 }
@@ -377,7 +379,7 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
     }
   };
   run_beside(threads, timeline_side, file_side);
-  add_script_findings(report, scripts, run_diags);
+  add_script_findings(report, scripts, matcher.tables().lint_rules, run_diags);
   report.diagnostics = run_diags.take();
   report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());
   for (auto& d : file_diagnostics) report.diagnostics.push_back(std::move(d));

@@ -161,9 +161,10 @@ std::string batch_figures(const Facts& f) {
   return s;
 }
 
-void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
+void oom_facts_and_checks(RootCauseReport& r, const std::vector<OomPhaseEntry>& phases,
+                          std::vector<CheckResult>& out) {
   Facts& f = r.facts;
-  if (r.evidence == "traceback") f["phase"] = oom_phase(r.frames);
+  if (r.evidence == "traceback") f["phase"] = oom_phase(r.frames, phases);
   struct { const char* field; const char* fact; } sizes[] = {
       {"tried", "tried_to_allocate_bytes"}, {"total", "gpu_total_bytes"}, {"free", "gpu_free_bytes"},
       {"allocated", "allocated_by_pytorch_bytes"}, {"reserved_unallocated", "reserved_unallocated_bytes"}};
@@ -219,11 +220,11 @@ void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
   }
 }
 
-CheckResult cuda_device_max_connections(const RootCauseReport& r) {
+CheckResult cuda_device_max_connections(const RootCauseReport& r, const std::vector<GpuGenerationEntry>& gpus) {
   const Facts& f = r.facts;
   const std::string text = "CUDA_DEVICE_MAX_CONNECTIONS fits the hardware and parallelism (runbook rule)";
   CudaConnectionsSetup setup;
-  setup.gpu = gpu_generation(get(f, "compute_capability"), get(f, "gpu_model"));
+  setup.gpu = gpu_generation(get(f, "compute_capability"), get(f, "gpu_model"), gpus);
   setup.tp = as_int(f, "tensor_model_parallel_size");
   setup.cp = as_int(f, "context_parallel_size");
   setup.fsdp = is_true(f, "use_torch_fsdp2") || is_true(f, "use_megatron_fsdp") || is_true(f, "use_custom_fsdp");
@@ -456,22 +457,16 @@ long long parse_size_bytes(const std::string& text) {
   return static_cast<long long>(std::llround(v * scale));
 }
 
-std::string oom_phase(const std::vector<Frame>& frames) {
+std::string oom_phase(const std::vector<Frame>& frames, const std::vector<OomPhaseEntry>& phases) {
   for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-    const std::string& fn = it->function;
-    const std::string& p = it->path;
-    if (fn == "backward" || fn == "_engine_run_backward" || fn == "backward_step" || fn == "custom_backward" ||
-        fn == "run_backward")
-      return "backward";
-    if (p.find("/optimizer/") != std::string::npos || p.find("torch/optim/") != std::string::npos ||
-        fn == "_copy_model_grads_to_main_grads")
-      return "optimizer";
-    if (fn == "load_checkpoint" || fn == "save_checkpoint" || p.find("dist_checkpointing") != std::string::npos)
-      return "checkpoint";
-    if (fn == "build_train_valid_test_data_iterators" || p.find("torch/utils/data/") != std::string::npos)
-      return "data";
-    if (fn == "forward" || fn == "forward_step" || fn == "forward_step_calc_loss" || fn == "_call_impl")
-      return "forward";
+    for (const OomPhaseEntry& phase : phases) {
+      const auto& fns = phase.functions;
+      const bool named = std::find(fns.begin(), fns.end(), it->function) != fns.end() ||
+                         std::any_of(phase.path_parts.begin(), phase.path_parts.end(), [&](const std::string& part) {
+                           return it->path.find(part) != std::string::npos;
+                         });
+      if (named) return phase.phase;
+    }
   }
   return "unknown";
 }
@@ -523,7 +518,7 @@ void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
   for (const auto& [k, v] : job.values) r.facts.emplace(k, v);
   std::vector<CheckResult> evaluated;
   if (r.category == "oom") {
-    oom_facts_and_checks(r, evaluated);
+    oom_facts_and_checks(r, matcher.tables().oom_phases, evaluated);
   } else if (r.category == "shape") {
     if (!r.frames.empty()) {
       const std::string& p = r.frames.back().path;
@@ -544,7 +539,7 @@ void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
   if (r.category != "import" && r.category != "nccl") {
     // CUDA_DEVICE_MAX_CONNECTIONS matters for every training run; report it when decidable
     // or when Megatron asserted on it.
-    CheckResult c = cuda_device_max_connections(r);
+    CheckResult c = cuda_device_max_connections(r, matcher.tables().gpu_generations);
     if (c.status != "unknown" || r.category == "oom" || r.category == "shape" ||
         has_tag(r.rule_tags, rule_tag::kCudaDeviceMaxConnections))
       evaluated.push_back(std::move(c));

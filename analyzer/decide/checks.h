@@ -32,9 +32,10 @@ JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank);
 /// Parses `2.00 GiB`, `637.84 MiB`, `13.81 MiB`, `512 B` to bytes; -1 when it is not a size.
 long long parse_size_bytes(const std::string& text);
 
-/// Phase of an OOM from the traceback frames, innermost first: forward | backward | optimizer |
-/// checkpoint | data | unknown.
-std::string oom_phase(const std::vector<Frame>& frames);
+/// Phase of an OOM from the traceback frames, innermost first: the first `oom_phases` entry
+/// (rules/oom-phases.json: backward, optimizer, checkpoint, data, forward) that names the
+/// innermost frame it recognises; `unknown` when none does.
+std::string oom_phase(const std::vector<Frame>& frames, const std::vector<OomPhaseEntry>& phases);
 
 /// Adds root facts to `r.facts`, evaluates the checks (before the rule's own advice) and sets
 /// `r.headline`. `root` is the root event; `timeline` gives the rest of the job.

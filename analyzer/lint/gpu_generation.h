@@ -1,20 +1,19 @@
 // GPU generation: which NVIDIA architecture a job ran on, from the compute capability or the
-// model name the logs print. The runbook's CUDA_DEVICE_MAX_CONNECTIONS rule depends on it.
-// Only the generations that rule distinguishes are named; everything else is Unknown.
+// model name the logs print, looked up in the `gpu_generations` table (rules/gpus.json). The
+// runbook's CUDA_DEVICE_MAX_CONNECTIONS rule depends on it.
 #pragma once
 
-#include <cstdint>
 #include <string_view>
+#include <vector>
+
+#include "match/knowledge_tables.h"
 
 namespace megatriage {
 
-enum class GpuGeneration : std::uint8_t { Unknown, Older, Ampere, Hopper, Blackwell };
-
-/// The generation from a compute capability (`9.0`, `10.0`, `12.0`) when given, else from a
-/// model name (`NVIDIA H100 80GB HBM3`, `GB200`); Unknown when neither says.
-GpuGeneration gpu_generation(std::string_view compute_capability, std::string_view model);
-
-/// `older`, `ampere`, `hopper`, `blackwell`; empty for Unknown (the spelling in check texts).
-std::string_view generation_name(GpuGeneration g);
+/// The generation from a compute capability (`9.0`, `10.0`) when given and some entry's major
+/// range holds it; else the first entry, in table order, whose model name part occurs in
+/// `model` (`NVIDIA H100 80GB HBM3`); Unknown when neither says.
+GpuGeneration gpu_generation(std::string_view compute_capability, std::string_view model,
+                             const std::vector<GpuGenerationEntry>& table);
 
 }  // namespace megatriage

@@ -36,7 +36,10 @@ std::vector<Rule> renamed_rules(const std::string& id, const std::string& new_id
 
 Report triage_text(const std::string& text, std::vector<Rule> rules) {
   DiagnosticSink diags;
+  KnowledgeTables tables;
+  load_rules({default_rules_dir()}, diags, 1, nullptr, &tables);
   RuleMatcher matcher(std::move(rules), diags);
+  matcher.set_tables(std::move(tables));
   SourceFile file;
   file.path = file.display_path = "rank0.err";
   file.size_bytes = text.size();

@@ -38,14 +38,14 @@ TEST_CASE("checks: OOM phase comes from the innermost recognisable frame") {
   std::vector<Frame> backward{{"/ws/pretrain_gpt.py", 1, "<module>", ""},
                               {"/venv/torch/autograd/graph.py", 2, "_engine_run_backward", ""},
                               {"/ws/hook.py", 3, "token_grad_cov", ""}};
-  CHECK(oom_phase(backward) == "backward");
+  CHECK(oom_phase(backward, matcher().tables().oom_phases) == "backward");
   std::vector<Frame> forward{{"/ws/megatron/core/pipeline_parallel/schedules.py", 1, "forward_step", ""},
                              {"/ws/megatron/core/transformer/attention.py", 2, "forward", ""}};
-  CHECK(oom_phase(forward) == "forward");
+  CHECK(oom_phase(forward, matcher().tables().oom_phases) == "forward");
   std::vector<Frame> optimizer{{"/ws/megatron/training/training.py", 1, "train_step", ""},
                                {"/ws/megatron/core/optimizer/distrib_optimizer.py", 2, "step_with_ready_grads", ""}};
-  CHECK(oom_phase(optimizer) == "optimizer");
-  CHECK(oom_phase({}) == "unknown");
+  CHECK(oom_phase(optimizer, matcher().tables().oom_phases) == "optimizer");
+  CHECK(oom_phase({}, matcher().tables().oom_phases) == "unknown");
 }
 
 TEST_CASE("checks: world size product passes, fails and says what is missing") {

@@ -163,18 +163,23 @@ TEST_CASE("cuda_connections_rule: lint flags a value set for every run unless th
 }
 
 TEST_CASE("cuda_connections_rule: GPU generation from compute capability, else the model name") {
-  CHECK(gpu_generation("9.0", "") == G::Hopper);
-  CHECK(gpu_generation("8.6", "") == G::Ampere);
-  CHECK(gpu_generation("10.0", "") == G::Blackwell);
-  CHECK(gpu_generation("12.0", "") == G::Blackwell);
-  CHECK(gpu_generation("7.5", "") == G::Older);
-  CHECK(gpu_generation("9.0", "NVIDIA B200") == G::Hopper);  // the capability wins
-  CHECK(gpu_generation("", "NVIDIA H100 80GB HBM3") == G::Hopper);
-  CHECK(gpu_generation("", "NVIDIA GH200 480GB") == G::Hopper);
-  CHECK(gpu_generation("", "NVIDIA GB200") == G::Blackwell);
-  CHECK(gpu_generation("", "NVIDIA A10G") == G::Ampere);
-  CHECK(gpu_generation("", "Tesla V100-SXM2-32GB") == G::Unknown);
-  CHECK(gpu_generation("", "") == G::Unknown);
+  // The repository's rules/gpus.json.
+  auto gen = [](std::string_view cc, std::string_view model) {
+    return gpu_generation(cc, model, test::repo_matcher().tables().gpu_generations);
+  };
+  CHECK(gen("9.0", "") == G::Hopper);
+  CHECK(gen("8.6", "") == G::Ampere);
+  CHECK(gen("10.0", "") == G::Blackwell);
+  CHECK(gen("12.0", "") == G::Blackwell);
+  CHECK(gen("7.5", "") == G::Older);
+  CHECK(gen("9.0", "NVIDIA B200") == G::Hopper);  // the capability wins
+  CHECK(gen("", "NVIDIA H100 80GB HBM3") == G::Hopper);
+  CHECK(gen("", "NVIDIA GH200 480GB") == G::Hopper);
+  CHECK(gen("", "NVIDIA GB200") == G::Blackwell);
+  CHECK(gen("", "NVIDIA A10G") == G::Ampere);
+  CHECK(gen("", "Tesla V100-SXM2-32GB") == G::Unknown);
+  CHECK(gen("", "") == G::Unknown);
+  CHECK(gpu_generation("9.0", "NVIDIA H100", {}) == G::Unknown);  // no table, no knowledge
   CHECK(generation_name(G::Blackwell) == "blackwell");
   CHECK(generation_name(G::Unknown).empty());
 }
