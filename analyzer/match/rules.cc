@@ -542,7 +542,7 @@ bool read_file(const std::filesystem::path& path, std::string& out) {
   return true;
 }
 
-// ---- knowledge tables ----
+// Knowledge tables (knowledge_tables.h): parsed beside the rules, validated with the same codes.
 
 // The table keys a rules file may hold besides "rules".
 constexpr const char* kTableKeys[] = {"gpu_generations", "oom_phases", "lint_rules"};
