@@ -24,6 +24,7 @@
 #include "app/triage.h"
 #include "base/exit_codes.h"
 #include "base/run_cache.h"
+#include "match/rule_tags.h"
 #include "render/render.h"
 #include "slurm/slurm_commands.h"
 
@@ -188,10 +189,12 @@ void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
   report.slurm = job;
   const bool traceback = report.root_cause && report.root_cause->evidence == Evidence::Traceback;
   const std::string jid = "job " + job.job_id;
-  const std::string rule = report.root_cause ? report.root_cause->rule : "";
+  // What the logs' own root cause is, by tag (a renamed rule keeps its meaning here).
+  const std::vector<std::string> no_tags;
+  const std::vector<std::string>& tags = report.root_cause ? report.root_cause->rule_tags : no_tags;
 
   if (job.node_fail) {
-    if (rule == "slurm.node-failure") {
+    if (has_tag(tags, rule_tag::kNodeFailure)) {
       report.root_cause->reasons.push_back("sacct: state NODE_FAIL confirms the node failure");
     } else {
       RootCauseReport r = sacct_root(report, Category::Unknown, "sacct.node-fail", "A node of the job failed",
@@ -232,7 +235,7 @@ void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
                       "). No Python traceback came before the kill, so the job was still running: "
                       "it hung (a collective or I/O that never returned) or was too slow to finish in time." +
                       progress;
-    if (rule == "slurm.time-limit") {
+    if (has_tag(tags, rule_tag::kTimeLimit)) {
       auto& r = *report.root_cause;
       r.explain += " " + why;
       r.reasons.push_back("sacct: state TIMEOUT (" + limit_text(job) + ")");
@@ -247,7 +250,7 @@ void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
       report.root_cause = std::move(r);
     }
   } else if (job.state == "CANCELLED" && job.cancelled_by >= 0 &&
-             (!report.root_cause || rule == "slurm.cancelled")) {
+             (!report.root_cause || has_tag(tags, rule_tag::kCancelled))) {
     std::string name = user_name(job.cancelled_by);
     std::string who = (name.empty() ? "uid" : name + " (uid") + " " + std::to_string(job.cancelled_by) +
                       (name.empty() ? "" : ")");

@@ -6,20 +6,12 @@
 #include <iterator>
 
 #include "lint/lint.h"
+#include "lint/lint_rules.h"
 
 namespace megatriage {
 
-bool script_finding_explains(Category category, const std::string& lint_rule) {
-  const std::string& rule = lint_rule;
-  return (category == Category::Import &&
-          (rule == "lint.bare-torchrun" || rule == "lint.no-cd-worktree" || rule == "lint.no-venv")) ||
-         (category == Category::Nccl &&
-          (rule == "lint.master-addr" || rule == "lint.launcher-args" || rule == "lint.ntasks-per-node")) ||
-         (category == Category::Shape && rule == "lint.nproc-vs-gpus");
-}
-
 void add_script_findings(Report& report, const std::vector<std::string>& scripts,
-                         DiagnosticSink& diags) {
+                         const std::vector<LintRuleEntry>& lint_rules, DiagnosticSink& diags) {
   for (const auto& path : scripts) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -39,7 +31,7 @@ void add_script_findings(Report& report, const std::vector<std::string>& scripts
       r.checks.insert(r.checks.end() - static_cast<long>(advice),
                       CheckResult{f.rule, f.why, CheckStatus::Failed,
                                   path + ":" + std::to_string(f.line) + ": " + f.fix, false});
-      if (script_finding_explains(r.category, f.rule))
+      if (lint_finding_explains(f.rule, category_name(r.category), lint_rules))
         r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + path + ":" +
                             std::to_string(f.line));
     }

@@ -7,19 +7,17 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "match/knowledge_tables.h"
 #include "model/report.h"
 
 namespace megatriage {
 
-/// Whether lint finding `lint_rule` can by itself explain a root cause of `category` (a bare
-/// torchrun for an import error, a wrong MASTER_ADDR for an NCCL failure, ...).
-bool script_finding_explains(Category category, const std::string& lint_rule);
-
 /// Reads each script (an unreadable one is a `lint.script-unreadable` warning in `diags`),
 /// lists it in `report.scripts`, and when there is a root cause adds each finding as a failed
-/// check before the rule's advice. Filesystem checks of the work tree are off: it lives on the
+/// check before the rule's advice, and a reason when `lint_rules` (rules/lint.json) says the
+/// finding can explain the root cause's category by itself. Filesystem checks of the work tree are off: it lives on the
 /// cluster, not where the report is made.
 void add_script_findings(Report& report, const std::vector<std::string>& scripts,
-                         DiagnosticSink& diags);
+                         const std::vector<LintRuleEntry>& lint_rules, DiagnosticSink& diags);
 
 }  // namespace megatriage

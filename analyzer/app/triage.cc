@@ -192,8 +192,10 @@ LoadedRules load_matcher(const TriageOptions& options, DiagnosticSink& diags) {
   loaded.dirs = {default_rules_dir()};
   loaded.dirs.insert(loaded.dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
   const unsigned threads = job_count(options);
+  KnowledgeTables tables;
   loaded.matcher =
-      std::make_unique<RuleMatcher>(load_rules(loaded.dirs, diags, threads, options.cache), diags);
+      std::make_unique<RuleMatcher>(load_rules(loaded.dirs, diags, threads, options.cache, &tables), diags);
+  loaded.matcher->set_tables(std::move(tables));
   loaded.matcher->set_prefilter_enabled(options.prefilter);
   return loaded;
 }
@@ -246,7 +248,7 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
     }
   };
   run_beside(threads, timeline_side, file_side);
-  add_script_findings(report, scripts, run_diags);
+  add_script_findings(report, scripts, matcher.tables().lint_rules, run_diags);
   report.diagnostics = run_diags.take();
   report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());
   for (auto& d : file_diagnostics) report.diagnostics.push_back(std::move(d));

@@ -7,6 +7,7 @@
 #include "base/exit_codes.h"
 #include "cli/commands.h"
 #include "cli/shared_flags.h"
+#include "match/rule_tags.h"
 #include "match/rules.h"
 
 namespace megatriage {
@@ -20,6 +21,7 @@ int rules_check_command(int argc, char** argv) {
   all.insert(all.end(), dirs.begin(), dirs.end());
   DiagnosticSink diags;
   auto rules = load_rules(all, diags);
+  check_code_tags(rules, diags);  // a tag the code asks for that no rule carries
   int problems = 0;
   for (const auto& d : diags.items()) {
     if (d.severity == Severity::Info) continue;

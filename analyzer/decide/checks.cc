@@ -10,6 +10,8 @@
 
 #include "base/text_util.h"
 #include "decide/classify.h"
+#include "lint/cuda_connections_rule.h"
+#include "match/rule_tags.h"
 #include "model/fact_registry.h"
 
 namespace megatriage {
@@ -65,7 +67,7 @@ CheckResult world_size_product(const RootCauseReport& r) {
   auto pp = as_int(r.facts, "pipeline_model_parallel_size");
   auto cp = as_int(r.facts, "context_parallel_size");
   auto dp = as_int(r.facts, "data_parallel_size");
-  if (r.rule == "megatron.world-size-not-divisible" || r.rule == "megatron.parallel-state-world-size") {
+  if (has_tag(r.rule_tags, rule_tag::kWorldSizeDivisor)) {
     // `16`, `tensor model parallel size (8)` or `total_model_size (total_model_size=16)`:
     // the divisor is the last number printed.
     std::optional<long long> divisor;
@@ -108,7 +110,7 @@ CheckResult heads_divisible(const RootCauseReport& r) {
   auto heads = fact_or_field(r, "num_attention_heads", "heads");
   auto tp = fact_or_field(r, "tensor_model_parallel_size", "tp");
   auto groups = fact_or_field(r, "num_query_groups", "groups");
-  if (!heads && groups && tp && r.rule == "megatron.query-groups-not-multiple-of-tp")
+  if (!heads && groups && tp && has_tag(r.rule_tags, rule_tag::kQueryGroupsVsTp))
     return check("heads_divisible_by_tp", text, CheckStatus::Failed,
                  "num_query_groups " + std::to_string(*groups) + " % TP " + std::to_string(*tp) + " = " +
                      std::to_string(*groups % *tp));
@@ -161,10 +163,12 @@ std::string batch_figures(const Facts& f) {
   return s;
 }
 
-void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
+void oom_facts_and_checks(RootCauseReport& r, const std::vector<OomPhaseEntry>& phases,
+                          std::vector<CheckResult>& out) {
   Facts& f = r.facts;
-  const OomPhase phase = r.evidence == Evidence::Traceback ? oom_phase(r.frames) : OomPhase::Unknown;
-  if (r.evidence == Evidence::Traceback) f["phase"] = oom_phase_name(phase);
+  const std::optional<std::string> phase =
+      r.evidence == Evidence::Traceback ? oom_phase(r.frames, phases) : std::nullopt;
+  if (r.evidence == Evidence::Traceback) f["phase"] = phase.value_or("unknown");
   struct { const char* field; const char* fact; } sizes[] = {
       {"tried", "tried_to_allocate_bytes"}, {"total", "gpu_total_bytes"}, {"free", "gpu_free_bytes"},
       {"allocated", "allocated_by_pytorch_bytes"}, {"reserved_unallocated", "reserved_unallocated_bytes"}};
@@ -174,17 +178,18 @@ void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
     if (std::optional<long long> bytes = parse_size_bytes(it->second)) f[s.fact] = std::to_string(*bytes);
   }
   if (r.fields.count("gpu")) f["device"] = r.fields.at("gpu");
-  if (r.rule == "host.oom-kill" && r.fields.count("count")) f["oom_kill_events"] = r.fields.at("count");
-  if (r.rule.rfind("host.", 0) == 0 && !r.host.empty()) f["node"] = r.host;
+  const bool host_oom = has_tag(r.rule_tags, rule_tag::kHostOom);
+  if (has_tag(r.rule_tags, rule_tag::kOomKillEvents) && r.fields.count("count")) f["oom_kill_events"] = r.fields.at("count");
+  if (host_oom && !r.host.empty()) f["node"] = r.host;
 
   // The headline: figures first.
   std::string who = r.rank >= 0 ? "rank " + std::to_string(r.rank) : "an unknown rank";
   std::string where;
   if (!r.host.empty()) where = r.host;
   if (f.count("device")) where += std::string(where.empty() ? "" : ", ") + "GPU " + f["device"];
-  std::string h = (r.rule.rfind("host.", 0) == 0 ? "Host OOM on " : "OOM on ") + who;
+  std::string h = (host_oom ? "Host OOM on " : "OOM on ") + who;
   if (!where.empty()) h += " (" + where + ")";
-  if (phase != OomPhase::Unknown) h += std::string(" during ") + oom_phase_name(phase);
+  if (phase) h += " during " + *phase;
   std::string mem;
   if (auto t = as_int(f, "tried_to_allocate_bytes")) mem = "tried " + gib(*t);
   if (auto fr = as_int(f, "gpu_free_bytes")) {
@@ -218,87 +223,36 @@ void oom_facts_and_checks(RootCauseReport& r, std::vector<CheckResult>& out) {
   }
 }
 
-// GPU generations as far as CUDA_DEVICE_MAX_CONNECTIONS cares.
-enum class GpuGeneration : std::uint8_t { Unknown, Older, Ampere, Hopper, Blackwell };
-
-// The generation as the check's detail names it.
-const char* generation_name(GpuGeneration g) {
-  switch (g) {
-    case GpuGeneration::Unknown: return "";
-    case GpuGeneration::Older: return "older";
-    case GpuGeneration::Ampere: return "ampere";
-    case GpuGeneration::Hopper: return "hopper";
-    case GpuGeneration::Blackwell: return "blackwell";
-  }
-  return "";
-}
-
-GpuGeneration gpu_generation(const Facts& f) {
-  std::string model = get(f, "gpu_model"), cc = get(f, "compute_capability");
-  if (!cc.empty()) {
-    int major = cc[0] - '0';
-    if (major >= 10) return GpuGeneration::Blackwell;
-    if (cc.size() >= 2 && cc[0] == '1' && std::isdigit(static_cast<unsigned char>(cc[1])))
-      return GpuGeneration::Blackwell;
-    if (major == 9) return GpuGeneration::Hopper;
-    if (major == 8) return GpuGeneration::Ampere;
-    if (major >= 0 && major <= 7) return GpuGeneration::Older;
-  }
-  if (model.find("B200") != std::string::npos || model.find("GB200") != std::string::npos ||
-      model.find("B100") != std::string::npos || model.find("GB300") != std::string::npos)
-    return GpuGeneration::Blackwell;
-  if (model.find("H100") != std::string::npos || model.find("H200") != std::string::npos ||
-      model.find("H800") != std::string::npos || model.find("GH200") != std::string::npos)
-    return GpuGeneration::Hopper;
-  if (model.find("A100") != std::string::npos || model.find("A800") != std::string::npos ||
-      model.find("A10") != std::string::npos || model.find("A40") != std::string::npos)
-    return GpuGeneration::Ampere;
-  return GpuGeneration::Unknown;
-}
-
-// What CUDA_DEVICE_MAX_CONNECTIONS must be. The check decides on this, and words it separately.
-enum class ConnectionsRule : std::uint8_t { Undecided, NotOne, ThirtyTwo, Unset, One };
-
-CheckResult cuda_device_max_connections(const RootCauseReport& r) {
+CheckResult cuda_device_max_connections(const RootCauseReport& r, const std::vector<GpuGenerationEntry>& gpus) {
   const Facts& f = r.facts;
   const std::string text = "CUDA_DEVICE_MAX_CONNECTIONS fits the hardware and parallelism (runbook rule)";
-  const GpuGeneration generation = gpu_generation(f);
-  const std::string gen = generation_name(generation);
-  auto tp = as_int(f, "tensor_model_parallel_size");
-  auto cp = as_int(f, "context_parallel_size");
-  bool fsdp = is_true(f, "use_torch_fsdp2") || is_true(f, "use_megatron_fsdp") || is_true(f, "use_custom_fsdp");
-  bool moe_overlap = is_true(f, "overlap_moe_expert_parallel_comm");
+  CudaConnectionsSetup setup;
+  setup.gpu = gpu_generation(get(f, "compute_capability"), get(f, "gpu_model"), gpus);
+  setup.tp = as_int(f, "tensor_model_parallel_size");
+  setup.cp = as_int(f, "context_parallel_size");
+  setup.fsdp = is_true(f, "use_torch_fsdp2") || is_true(f, "use_megatron_fsdp") || is_true(f, "use_custom_fsdp");
+  setup.moe_overlap = is_true(f, "overlap_moe_expert_parallel_comm");
+  const std::string gen(generation_name(setup.gpu));
   std::string value = get(f, "cuda_device_max_connections");
+  const CudaConnectionsRequirement need = cuda_connections_requirement(setup);
+  const std::string& required = need.required;
+  const std::string& why = need.why;
 
-  ConnectionsRule rule = ConnectionsRule::Undecided;
-  std::string required, why;
-  if (fsdp) { rule = ConnectionsRule::NotOne; required = "not 1 (unset or > 1)"; why = "FSDP (Torch-FSDP2 / Megatron-FSDP) is on"; }
-  else if (moe_overlap) { rule = ConnectionsRule::ThirtyTwo; required = "32"; why = "overlap_moe_expert_parallel_comm is on"; }
-  else if (generation == GpuGeneration::Blackwell) { rule = ConnectionsRule::Unset; required = "unset (not needed)"; why = "Blackwell GPUs"; }
-  else if ((tp && *tp > 1) || (cp && *cp > 1)) {
-    rule = ConnectionsRule::One;
-    if (generation == GpuGeneration::Unknown) { required = "1 on Hopper/Ampere"; why = "TP>1 or CP>1 without FSDP; GPU generation unknown"; }
-    else { required = "1"; why = "TP>1 or CP>1 without FSDP on " + gen; }
-  } else if (tp && cp) { rule = ConnectionsRule::Unset; required = "unset (not needed)"; why = "TP=1 and CP=1"; }
-
-  if (r.rule == "megatron.cuda-device-max-connections" || r.rule == "megatron.fsdp-cuda-device-max-connections") {
-    std::string fix = r.rule == "megatron.fsdp-cuda-device-max-connections"
+  if (has_tag(r.rule_tags, rule_tag::kCudaDeviceMaxConnections)) {
+    std::string fix = has_tag(r.rule_tags, rule_tag::kFsdp)
                           ? "do not export CUDA_DEVICE_MAX_CONNECTIONS=1 with FSDP: unset it (or set it > 1)"
-                          : (generation == GpuGeneration::Blackwell ? "on Blackwell it is not needed; this assertion means the GPU was not recognised: check the build"
+                          : (setup.gpu == GpuGeneration::Blackwell ? "on Blackwell it is not needed; this assertion means the GPU was not recognised: check the build"
                                                 : "export CUDA_DEVICE_MAX_CONNECTIONS=1 in the sbatch script before the launch (TP>1 or CP>1 on " +
-                                                      (generation == GpuGeneration::Unknown ? std::string("pre-Blackwell GPUs") : gen) + ", no FSDP)");
+                                                      (setup.gpu == GpuGeneration::Unknown ? std::string("pre-Blackwell GPUs") : gen) + ", no FSDP)");
     return check("cuda_device_max_connections", text, CheckStatus::Failed, "Megatron asserted on it: " + fix);
   }
-  if (rule == ConnectionsRule::Undecided)
+  if (need.value == CudaConnectionsValue::Undecided)
     return check("cuda_device_max_connections", text, CheckStatus::Unknown,
                  std::string("missing tensor/context parallel sizes: ") + kWhereConfig);
   if (value.empty())
     return check("cuda_device_max_connections", text, CheckStatus::Unknown,
                  "should be " + required + " (" + why + "); its value is not in the logs: echo it in the batch script");
-  bool ok = rule == ConnectionsRule::NotOne ? value != "1"
-            : rule == ConnectionsRule::Unset  ? true
-            : rule == ConnectionsRule::One    ? value == "1"
-                                              : value == "32";
+  bool ok = cuda_connections_value_fits(need.value, value);
   return check("cuda_device_max_connections", text, ok ? CheckStatus::Passed : CheckStatus::Failed,
                "is " + value + ", should be " + required + " (" + why + ")");
 }
@@ -430,9 +384,9 @@ void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::v
       return *text;
     };
     for (const auto& m : e.matches) {
-      const std::string& id = matcher.rules()[static_cast<std::size_t>(m.rule_index)].id;
-      if (id.find("address-in-use") != std::string::npos) address_in_use = true;
-      if (id == "nccl.store-clients-timeout" && joined.empty()) {
+      const std::vector<std::string>& tags = matcher.rules()[static_cast<std::size_t>(m.rule_index)].tags;
+      if (has_tag(tags, rule_tag::kAddressInUse)) address_in_use = true;
+      if (has_tag(tags, rule_tag::kStoreClientsJoined) && joined.empty()) {
         std::map<std::string, std::string> fields = matcher.fields(m, matched());
         if (fields.count("joined")) joined = fields.at("joined") + "/" + fields.at("expected");
       }
@@ -470,7 +424,7 @@ void nccl_facts_and_checks(RootCauseReport& r, const JobFacts& job, const std::v
   else
     out.push_back(check("allocation", "Every node of the allocation joined", CheckStatus::Unknown,
                         "compare sacct NodeList with the hosts that printed anything"));
-  if (hang && (r.rule.find("watchdog") != std::string::npos || r.rule.find("heartbeat") != std::string::npos)) {
+  if (hang && has_tag(r.rule_tags, rule_tag::kHang)) {
     std::string laggards;
     if (last_completed.size() == 1) {
       laggards = "only rank " + std::to_string(last_completed.begin()->first) +
@@ -510,36 +464,18 @@ std::optional<long long> parse_size_bytes(const std::string& text) {
   return static_cast<long long>(std::llround(v * scale));
 }
 
-OomPhase oom_phase(const std::vector<Frame>& frames) {
+std::optional<std::string> oom_phase(const std::vector<Frame>& frames, const std::vector<OomPhaseEntry>& phases) {
   for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-    const std::string& fn = it->function;
-    const std::string& p = it->path;
-    if (fn == "backward" || fn == "_engine_run_backward" || fn == "backward_step" || fn == "custom_backward" ||
-        fn == "run_backward")
-      return OomPhase::Backward;
-    if (p.find("/optimizer/") != std::string::npos || p.find("torch/optim/") != std::string::npos ||
-        fn == "_copy_model_grads_to_main_grads")
-      return OomPhase::Optimizer;
-    if (fn == "load_checkpoint" || fn == "save_checkpoint" || p.find("dist_checkpointing") != std::string::npos)
-      return OomPhase::Checkpoint;
-    if (fn == "build_train_valid_test_data_iterators" || p.find("torch/utils/data/") != std::string::npos)
-      return OomPhase::Data;
-    if (fn == "forward" || fn == "forward_step" || fn == "forward_step_calc_loss" || fn == "_call_impl")
-      return OomPhase::Forward;
+    for (const OomPhaseEntry& phase : phases) {
+      const auto& fns = phase.functions;
+      const bool named = std::find(fns.begin(), fns.end(), it->function) != fns.end() ||
+                         std::any_of(phase.path_parts.begin(), phase.path_parts.end(), [&](const std::string& part) {
+                           return it->path.find(part) != std::string::npos;
+                         });
+      if (named) return phase.phase;
+    }
   }
-  return OomPhase::Unknown;
-}
-
-const char* oom_phase_name(OomPhase p) {
-  switch (p) {
-    case OomPhase::Forward: return "forward";
-    case OomPhase::Backward: return "backward";
-    case OomPhase::Optimizer: return "optimizer";
-    case OomPhase::Checkpoint: return "checkpoint";
-    case OomPhase::Data: return "data";
-    case OomPhase::Unknown: return "unknown";
-  }
-  return "unknown";
+  return std::nullopt;
 }
 
 JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank) {
@@ -610,7 +546,7 @@ void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
   for (const auto& [k, v] : job.values) r.facts.emplace(k, v);
   std::vector<CheckResult> evaluated;
   if (r.category == Category::Oom) {
-    oom_facts_and_checks(r, evaluated);
+    oom_facts_and_checks(r, matcher.tables().oom_phases, evaluated);
   } else if (r.category == Category::Shape) {
     if (!r.frames.empty()) {
       const std::string& p = r.frames.back().path;
@@ -631,9 +567,9 @@ void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
   if (r.category != Category::Import && r.category != Category::Nccl) {
     // CUDA_DEVICE_MAX_CONNECTIONS matters for every training run; report it when decidable
     // or when Megatron asserted on it.
-    CheckResult c = cuda_device_max_connections(r);
+    CheckResult c = cuda_device_max_connections(r, matcher.tables().gpu_generations);
     if (c.status != CheckStatus::Unknown || r.category == Category::Oom || r.category == Category::Shape ||
-        r.rule.find("cuda-device-max-connections") != std::string::npos)
+        has_tag(r.rule_tags, rule_tag::kCudaDeviceMaxConnections))
       evaluated.push_back(std::move(c));
   }
   if (r.headline.empty()) {

@@ -35,14 +35,10 @@ JobFacts collect_job_facts(const std::vector<FileResult>& files, int rank);
 /// Parses `2.00 GiB`, `637.84 MiB`, `13.81 MiB`, `512 B` to bytes; nullopt when it is not a size.
 std::optional<long long> parse_size_bytes(const std::string& text);
 
-/// The step of training an OOM happened in.
-enum class OomPhase : std::uint8_t { Forward, Backward, Optimizer, Checkpoint, Data, Unknown };
-
-/// The phase's name, as the `phase` fact and the headline print it.
-const char* oom_phase_name(OomPhase p);
-
-/// Phase of an OOM from the traceback frames, the innermost deciding.
-OomPhase oom_phase(const std::vector<Frame>& frames);
+/// Phase of an OOM from the traceback frames, innermost first: the first `oom_phases` entry
+/// (rules/oom-phases.json: backward, optimizer, checkpoint, data, forward) that names the
+/// innermost frame it recognises; nullopt when none does.
+std::optional<std::string> oom_phase(const std::vector<Frame>& frames, const std::vector<OomPhaseEntry>& phases);
 
 /// Adds root facts to `r.facts`, evaluates the checks (before the rule's own advice) and sets
 /// `r.headline`. `root` is the root event; `timeline` gives the rest of the job.

@@ -59,6 +59,7 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   if (rule != nullptr) {
     r.category = rule->category;
     r.rule = rule->id;
+    r.rule_tags = rule->tags;
     r.title = rule->title;
     r.explain = fill_placeholders(rule->explain, r.fields);
     for (const auto& c : rule->checks) r.checks.push_back(advice(fill_placeholders(c, r.fields)));

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "lint/cuda_connections_rule.h"
 #include "lint/shell_words.h"
 
 // Structure: the shell tokenizer (shell_words.h) turns the script into #SBATCH directives and
@@ -679,13 +680,22 @@ void check_nproc_vs_gpus(const Model& m, Findings& out) {
   }
 }
 
+// A script shows two facts of the runbook rule (cuda_connections_rule.h), the FSDP and MoE-overlap
+// flags; the GPUs and parallel sizes it runs with may change between submissions. So a value set
+// for every run is right only where those flags alone fix it (32 with MoE overlap), and a 1 that
+// the FSDP clause forbids is a finding of its own.
 void check_cuda_device_max_connections(const Model& m, Findings& out) {
   auto fsdp = m.find_flag({"--use-torch-fsdp2", "--use-megatron-fsdp", "--use-custom-fsdp"});
   auto moe_overlap = m.find_flag({"--overlap-moe-expert-parallel-comm"});
+  CudaConnectionsSetup with_fsdp, with_moe_overlap;
+  with_fsdp.fsdp = true;
+  with_moe_overlap.moe_overlap = true;
+  const CudaConnectionsValue fsdp_needs = cuda_connections_requirement(with_fsdp).value;
+  const CudaConnectionsValue moe_overlap_needs = cuda_connections_requirement(with_moe_overlap).value;
   for (const Assignment& a : m.assignments) {
     if (a.name != "CUDA_DEVICE_MAX_CONNECTIONS" || a.conditional) continue;
     std::string v = m.expand(a.value, a.command);
-    if (v == "1" && fsdp) {
+    if (fsdp && !cuda_connections_value_fits(fsdp_needs, v)) {
       add(out, a.line, "lint.cuda-device-max-connections",
           "CUDA_DEVICE_MAX_CONNECTIONS=1 together with " + fsdp->first + " (line " +
               std::to_string(fsdp->second) +
@@ -693,7 +703,7 @@ void check_cuda_device_max_connections(const Model& m, Findings& out) {
               "with 1, which serialises the kernels their communication overlap depends on",
           "remove the export for FSDP runs (set it to 1 only for non-FSDP runs with TP>1 or "
           "CP>1 on pre-Blackwell GPUs)");
-    } else if (!(v == "32" && moe_overlap)) {
+    } else if (!(moe_overlap && cuda_connections_value_fits(moe_overlap_needs, v))) {
       std::string moe = moe_overlap ? "; this script uses --overlap-moe-expert-parallel-comm, "
                                       "which wants 32"
                                     : "";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "match/knowledge_tables.h"
 #include "match/rules.h"
 
 namespace megatriage {
@@ -35,6 +36,11 @@ class RuleMatcher {
   RuleMatcher& operator=(const RuleMatcher&) = delete;
 
   const std::vector<Rule>& rules() const { return rules_; }
+
+  /// The knowledge tables loaded with the rules (empty until set_tables). Not thread-safe
+  /// against set_tables; read-only use from any thread is safe.
+  const KnowledgeTables& tables() const { return tables_; }
+  void set_tables(KnowledgeTables tables) { tables_ = std::move(tables); }
 
   /// Cheap literal test: could any Line rule match `text`? False positives allowed, false
   /// negatives never (given each rule's contract: every match contains one of its needles).
@@ -81,6 +87,7 @@ class RuleMatcher {
  private:
   struct Compiled;
   std::vector<Rule> rules_;
+  KnowledgeTables tables_;
   std::unique_ptr<Compiled> compiled_;
   bool prefilter_enabled_ = true;
 };

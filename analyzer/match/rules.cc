@@ -2,6 +2,7 @@
 // errors are translated into `rules.*` diagnostics here; nothing throws out of this file.
 
 #include "base/run_cache.h"
+#include "match/knowledge_tables.h"
 #include "match/rule_regex_options.h"
 #include "match/rules.h"
 
@@ -13,6 +14,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -35,7 +38,7 @@ constexpr std::size_t kMinNeedleBytes = 2;  // the matcher's prefilter indexes n
 const std::set<std::string_view>& allowed_rule_keys() {
   static const std::set<std::string_view> keys = {
       "id",    "title",   "category", "applies_to", "role",   "priority",
-      "needles", "regex", "explain",  "checks",     "samples"};
+      "needles", "regex", "explain",  "checks",     "samples", "tags"};
   return keys;
 }
 
@@ -383,6 +386,31 @@ bool parse_samples(const json& v, Rule& rule, RuleContext& ctx) {
   return ok;
 }
 
+// A tag is one or more lower-case words joined by single dashes: the shape of a rule id's name.
+bool valid_tag(std::string_view tag) {
+  if (tag.empty() || tag.front() == '-' || tag.back() == '-') return false;
+  for (std::size_t i = 0; i < tag.size(); ++i) {
+    if (tag[i] == '-' ? tag[i - 1] == '-' : !is_kebab_word_char(tag[i])) return false;
+  }
+  return true;
+}
+
+bool parse_tags(const json& v, Rule& rule, RuleContext& ctx) {
+  if (!get_string_list(v, "tags", rule.tags, ctx)) return false;
+  bool ok = true;
+  std::set<std::string_view> seen;
+  for (const std::string& tag : rule.tags) {
+    if (!valid_tag(tag)) {
+      ctx.report("rules.bad-value", "tag \"" + tag + "\" is not kebab-case (lower-case words joined by '-')");
+      ok = false;
+    } else if (!seen.insert(tag).second) {
+      ctx.report("rules.bad-value", "tag \"" + tag + "\" is listed twice");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 /// Fills `rule` from one element of the "rules" array; true when the rule is valid.
 bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
   if (!j.is_object()) {
@@ -394,7 +422,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
     if (!allowed_rule_keys().count(key)) {
       ctx.report("rules.unknown-key", "unknown key \"" + key + "\"",
                  "allowed keys: id, title, category, applies_to, role, priority, needles, regex, "
-                 "explain, checks, samples");
+                 "explain, checks, samples, tags");
       ok = false;
     }
   }
@@ -451,6 +479,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
   ok = get_string(j, "regex", rule.regex, ctx) && ok;
   ok = get_string(j, "explain", rule.explain, ctx) && ok;
   if (j.contains("checks")) ok = get_string_list(j.at("checks"), "checks", rule.checks, ctx) && ok;
+  if (j.contains("tags")) ok = parse_tags(j.at("tags"), rule, ctx) && ok;
   ok = parse_samples(j.at("samples"), rule, ctx) && ok;
   if (rule.regex.empty()) {
     ctx.report("rules.bad-value", "\"regex\" must not be empty");
@@ -513,10 +542,209 @@ bool read_file(const std::filesystem::path& path, std::string& out) {
   return true;
 }
 
+// Knowledge tables (knowledge_tables.h): parsed beside the rules, validated with the same codes.
+
+// The table keys a rules file may hold besides "rules".
+constexpr const char* kTableKeys[] = {"gpu_generations", "oom_phases", "lint_rules"};
+
+bool is_table_key(std::string_view key) {
+  return std::any_of(std::begin(kTableKeys), std::end(kTableKeys),
+                     [&](const char* k) { return key == k; });
+}
+
+/// Checks an entry's keys: each known, each required one present. Reports and returns false.
+bool check_entry_keys(const json& j, std::initializer_list<const char*> allowed,
+                      std::initializer_list<const char*> required, RuleContext& ctx) {
+  bool ok = true;
+  for (const auto& [key, value] : j.items()) {
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* k) { return key == k; })) {
+      std::string list;
+      for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+      ctx.report("rules.unknown-key", "unknown key \"" + key + "\"", "allowed keys: " + list);
+      ok = false;
+    }
+  }
+  for (const char* key : required) {
+    if (!j.contains(key)) {
+      ctx.report("rules.missing-key", std::string("missing key \"") + key + "\"");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool no_empty_strings(const std::vector<std::string>& list, const std::string& key, RuleContext& ctx) {
+  if (std::none_of(list.begin(), list.end(), [](const std::string& s) { return s.empty(); })) return true;
+  ctx.report("rules.bad-value", "\"" + key + "\" must not hold an empty string");
+  return false;
+}
+
+bool fill_gpu_generation(const json& j, GpuGenerationEntry& e, RuleContext& ctx) {
+  if (!check_entry_keys(j, {"id", "compute_capability_major", "models"},
+                        {"id", "compute_capability_major", "models"}, ctx)) {
+    return false;
+  }
+  bool ok = true;
+  std::string id;
+  if (get_string(j, "id", id, ctx) && !parse_generation(id, e.generation)) {
+    ctx.report("rules.bad-value", "id \"" + id + "\" is not one of older, ampere, hopper, blackwell");
+    ok = false;
+  }
+  const json& range = j.at("compute_capability_major");
+  const auto is_major = [](const json& v) {
+    return v.is_number_integer() && v.get<long long>() >= 0 && v.get<long long>() <= 99;
+  };
+  if (!range.is_array() || range.size() != 2 || !is_major(range[0]) || !is_major(range[1]) ||
+      range[0].get<long long>() > range[1].get<long long>()) {
+    ctx.report("rules.bad-value",
+               "\"compute_capability_major\" must be [first, last], integers 0..99 with first <= last");
+    ok = false;
+  } else {
+    e.min_major = static_cast<int>(range[0].get<long long>());
+    e.max_major = static_cast<int>(range[1].get<long long>());
+  }
+  ok = get_string_list(j.at("models"), "models", e.models, ctx) && no_empty_strings(e.models, "models", ctx) && ok;
+  return ok;
+}
+
+bool fill_oom_phase(const json& j, OomPhaseEntry& e, RuleContext& ctx) {
+  if (!check_entry_keys(j, {"id", "functions", "path_parts"}, {"id", "functions", "path_parts"}, ctx)) {
+    return false;
+  }
+  bool ok = true;
+  if (get_string(j, "id", e.phase, ctx) && !valid_tag(e.phase)) {
+    ctx.report("rules.bad-value", "id \"" + e.phase + "\" is not kebab-case (lower-case words joined by '-')");
+    ok = false;
+  }
+  ok = get_string_list(j.at("functions"), "functions", e.functions, ctx) &&
+       no_empty_strings(e.functions, "functions", ctx) && ok;
+  ok = get_string_list(j.at("path_parts"), "path_parts", e.path_parts, ctx) &&
+       no_empty_strings(e.path_parts, "path_parts", ctx) && ok;
+  if (ok && e.functions.empty() && e.path_parts.empty()) {
+    ctx.report("rules.bad-value", "\"functions\" and \"path_parts\" are both empty: the phase never applies");
+    ok = false;
+  }
+  return ok;
+}
+
+bool fill_lint_rule(const json& j, LintRuleEntry& e, RuleContext& ctx) {
+  if (!check_entry_keys(j, {"id", "explains"}, {"id", "explains"}, ctx)) return false;
+  bool ok = true;
+  if (get_string(j, "id", e.id, ctx) && (!valid_rule_id(e.id) || !e.id.starts_with("lint."))) {
+    ctx.report("rules.bad-value", "id \"" + e.id + "\" is not of the form lint.kebab-name");
+    ok = false;
+  }
+  if (get_string_list(j.at("explains"), "explains", e.explains, ctx)) {
+    for (const std::string& c : e.explains) {
+      Category ignored;
+      if (!parse_category(c, ignored)) {
+        ctx.report("rules.bad-value", "explains \"" + c + "\" is not one of oom, shape, import, nccl, unknown");
+        ok = false;
+      }
+    }
+  } else {
+    ok = false;
+  }
+  return ok;
+}
+
+/// Parses the table `key` of a file into `out` (entries in file order); each broken entry is
+/// reported and skipped, the rest load.
+template <typename Entry, typename Fill, typename Id>
+void parse_table(const json& doc, const char* key, const std::string& text, const std::string& source_name,
+                 DiagnosticSink& diags, std::vector<Entry>& out, Fill fill, Id id_of) {
+  const json& list = doc.at(key);
+  if (!list.is_array()) {
+    diags.add(Severity::Error, "rules.bad-value", source_name + ": \"" + key + "\" must be an array",
+              source_name);
+    return;
+  }
+  std::set<std::string> seen;
+  std::size_t search_from = 0;
+  LineCounter lines(text);
+  std::size_t index = 0;
+  for (const json& item : list) {
+    ++index;
+    std::uint64_t line = 0, column = 0;
+    std::string label = std::string(key) + " entry #" + std::to_string(index);
+    if (item.is_object() && item.contains("id") && item.at("id").is_string()) {
+      const std::string id = item.at("id").get<std::string>();
+      std::tie(line, column) = find_rule_position(text, id, search_from, lines);
+      label = std::string(key) + " entry '" + id + "'";
+    }
+    RuleContext ctx{source_name, line, label, diags};
+    ctx.column = column;
+    if (!item.is_object()) {
+      ctx.report("rules.bad-value", "an entry must be a JSON object");
+      continue;
+    }
+    Entry entry;
+    bool ok = false;
+    try {
+      ok = fill(item, entry, ctx);
+    } catch (const json::exception& e) {  // defensive: every access above is type-checked
+      ctx.report("rules.bad-value", json_error_text(e.what()));
+    }
+    if (!ok) continue;
+    if (!seen.insert(std::string(id_of(entry))).second) {
+      ctx.report("rules.duplicate-id", "id \"" + std::string(id_of(entry)) + "\" is already defined in this file",
+                 "ids must be unique; the later definition is dropped");
+      continue;
+    }
+    entry.source = ctx.where();
+    out.push_back(std::move(entry));
+  }
+}
+
+std::string gpu_id(const GpuGenerationEntry& e) { return std::string(generation_name(e.generation)); }
+std::string phase_id(const OomPhaseEntry& e) { return e.phase; }
+std::string lint_id(const LintRuleEntry& e) { return e.id; }
+
+void parse_tables(const json& doc, const std::string& text, const std::string& source_name,
+                  DiagnosticSink& diags, KnowledgeTables& tables) {
+  if (doc.contains("gpu_generations")) {
+    parse_table(doc, "gpu_generations", text, source_name, diags, tables.gpu_generations, fill_gpu_generation, gpu_id);
+  }
+  if (doc.contains("oom_phases")) {
+    parse_table(doc, "oom_phases", text, source_name, diags, tables.oom_phases, fill_oom_phase, phase_id);
+  }
+  if (doc.contains("lint_rules")) {
+    parse_table(doc, "lint_rules", text, source_name, diags, tables.lint_rules, fill_lint_rule, lint_id);
+  }
+}
+
+/// Merges one file's entries of a table: the same id again in this directory is a duplicate;
+/// from an earlier directory it is replaced in place (lookup order stays), else appended.
+template <typename Entry, typename Id>
+void merge_table(std::vector<Entry>& into, std::vector<Entry>& from, const char* table, Id id_of,
+                 std::map<std::string, std::string>& defined_here, const std::string& file,
+                 DiagnosticSink& diags) {
+  for (Entry& e : from) {
+    const std::string id = id_of(e);
+    const std::string key = std::string(table) + "/" + id;
+    const auto here = defined_here.find(key);
+    if (here != defined_here.end()) {
+      diags.add(Severity::Error, "rules.duplicate-id",
+                e.source + ": " + table + " entry '" + id + "': id is already defined at " + here->second,
+                file, 0, "ids must be unique; the later definition is dropped");
+      continue;
+    }
+    defined_here[key] = e.source;
+    auto earlier = std::find_if(into.begin(), into.end(), [&](const Entry& x) { return id_of(x) == id; });
+    if (earlier != into.end()) {
+      diags.add(Severity::Info, "rules.override",
+                e.source + ": " + table + " entry '" + id + "' overrides " + earlier->source, file);
+      *earlier = std::move(e);
+    } else {
+      into.push_back(std::move(e));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
-                                   DiagnosticSink& diags, bool checked_before) {
+                                   DiagnosticSink& diags, bool checked_before, KnowledgeTables* tables) {
   std::vector<Rule> out;
   json doc;
   try {
@@ -541,13 +769,22 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
               source_name + ": the top level must be an object {\"rules\": [...]}", source_name);
     return out;
   }
+  bool has_table = false;
   for (const auto& [key, value] : doc.items()) {
-    if (key != "rules") {
+    if (is_table_key(key)) {
+      has_table = true;
+    } else if (key != "rules") {
       diags.add(Severity::Error, "rules.unknown-key",
-                source_name + ": unknown top-level key \"" + key + "\"", source_name);
+                source_name + ": unknown top-level key \"" + key + "\"", source_name, 0,
+                "allowed: rules, gpu_generations, oom_phases, lint_rules");
     }
   }
+  if (has_table) {
+    KnowledgeTables unused;  // validated all the same: `rules check` reports its problems
+    parse_tables(doc, text, source_name, diags, tables != nullptr ? *tables : unused);
+  }
   if (!doc.contains("rules")) {
+    if (has_table) return out;
     diags.add(Severity::Error, "rules.missing-key", source_name + ": missing key \"rules\"",
               source_name);
     return out;
@@ -615,7 +852,7 @@ int check_rule_samples(const std::vector<Rule>& rules, DiagnosticSink& diags) {
 }
 
 std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags,
-                             unsigned threads, const RunCache* cache) {
+                             unsigned threads, const RunCache* cache, KnowledgeTables* tables) {
   namespace fs = std::filesystem;
   // First the plan, in order: what each directory listing said and the files to parse. Then
   // the files are parsed and checked (the regexes compiled and run on their samples: most of a
@@ -627,6 +864,7 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
     std::vector<Rule> rules;
     DiagnosticSink diags;
     std::size_t dir = 0;
+    KnowledgeTables tables;
   };
   std::vector<Step> steps;
   for (std::size_t d = 0; d < directories.size(); ++d) {
@@ -640,7 +878,7 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
                   dir + ": cannot read rules directory: " +
                       (ec ? ec.message() : std::string("not a directory")),
                   dir, 0, "pass an existing directory to --rules");
-      steps.push_back({listing.take(), "", {}, {}, d});
+      steps.push_back({listing.take(), "", {}, {}, d, {}});
       continue;
     }
     for (; it != fs::directory_iterator(); it.increment(ec)) {
@@ -661,8 +899,8 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
     if (files.empty()) {
       listing.add(Severity::Warning, "rules.dir-empty", dir + ": no *.json rule files", dir);
     }
-    steps.push_back({listing.take(), "", {}, {}, d});
-    for (const fs::path& path : files) steps.push_back({{}, path.string(), {}, {}, d});
+    steps.push_back({listing.take(), "", {}, {}, d, {}});
+    for (const fs::path& path : files) steps.push_back({{}, path.string(), {}, {}, d, {}});
   }
 
   std::atomic<std::size_t> next{0};
@@ -680,7 +918,7 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
       // with this executable need not.
       const std::string key = cache != nullptr ? cache->key("rules-checked", text) : std::string();
       const bool checked_before = cache != nullptr && cache->get(key, 16).has_value();
-      step.rules = parse_rules_text(text, step.path, step.diags, checked_before);
+      step.rules = parse_rules_text(text, step.path, step.diags, checked_before, &step.tables);
       if (cache != nullptr && !checked_before && step.diags.items().empty()) cache->put(key, "ok\n");
     }
   };
@@ -697,12 +935,18 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
 
   std::map<std::string, Rule> by_id;
   std::map<std::string, std::string> defined_here;  // id -> source, the current directory only
+  std::map<std::string, std::string> table_ids_here;  // table/id -> source, likewise
+  KnowledgeTables merged;
   for (std::size_t k = 0; k < steps.size(); ++k) {
     Step& step = steps[k];
-    if (k == 0 || steps[k - 1].dir != step.dir) defined_here.clear();
+    if (k == 0 || steps[k - 1].dir != step.dir) defined_here.clear(), table_ids_here.clear();
     for (Diagnostic& d : step.listing) diags.add(std::move(d));
     for (Diagnostic& d : step.diags.take()) diags.add(std::move(d));
     const std::string& name = step.path;
+    merge_table(merged.gpu_generations, step.tables.gpu_generations, "gpu_generations", gpu_id,
+                table_ids_here, name, diags);
+    merge_table(merged.oom_phases, step.tables.oom_phases, "oom_phases", phase_id, table_ids_here, name, diags);
+    merge_table(merged.lint_rules, step.tables.lint_rules, "lint_rules", lint_id, table_ids_here, name, diags);
     for (Rule& rule : step.rules) {
       const auto here = defined_here.find(rule.id);
       if (here != defined_here.end()) {
@@ -725,6 +969,7 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
       }
     }
   }
+  if (tables != nullptr) *tables = std::move(merged);
   std::vector<Rule> out;
   out.reserve(by_id.size());
   for (auto& [id, rule] : by_id) out.push_back(std::move(rule));  // std::map: sorted by id

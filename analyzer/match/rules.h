@@ -18,6 +18,7 @@ class RE2;
 namespace megatriage {
 
 class RunCache;
+struct KnowledgeTables;
 
 /// What text a rule is matched against.
 enum class AppliesTo : std::uint8_t {
@@ -45,6 +46,9 @@ struct Rule {
   std::vector<std::string> checks;  // runbook checks, with {field} placeholders
   std::vector<RuleSample> match_samples;
   std::vector<std::string> no_match_samples;
+  /// What code may ask about the rule (`hang`, `host-oom`, ...): kebab-case, no repeats.
+  /// Code decides on a tag (rule_tags.h), never on an id, so renaming a rule keeps its checks.
+  std::vector<std::string> tags;
   std::string source;    // file:line it was loaded from
   // The regex compiled with rule_regex_options() when the rule was loaded and checked against
   // its samples; the matcher reuses it (compiling ~100 patterns twice was a visible share of
@@ -61,14 +65,19 @@ struct Rule {
 /// threads; the result and diagnostics do not depend on it. With a `cache`, a file whose exact
 /// text passed every check before (with this executable) skips running its samples, and one
 /// that passes now is remembered; the result and diagnostics are the same.
+/// Files may also hold knowledge tables (knowledge_tables.h); they are always validated, and
+/// merged into `tables` when given (a later directory's entry replaces the same id in place).
 std::vector<Rule> load_rules(const std::vector<std::string>& directories, DiagnosticSink& diags,
-                             unsigned threads = 1, const RunCache* cache = nullptr);
+                             unsigned threads = 1, const RunCache* cache = nullptr,
+                             KnowledgeTables* tables = nullptr);
 
 /// Parses one rules file's text (for tests and fuzzing). `source_name` appears in diagnostics.
 /// `checked_before`: the text is known to pass every check (RunCache), so the rules are neither
 /// compiled nor checked; they come back with Rule::checked_before set.
+/// The file's knowledge tables, if any, are appended to `tables` when given.
 std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
-                                   DiagnosticSink& diags, bool checked_before = false);
+                                   DiagnosticSink& diags, bool checked_before = false,
+                                   KnowledgeTables* tables = nullptr);
 
 /// Checks rules against their samples (regex and needles). Problems are diagnostics.
 /// Returns the number of problems found. `load_rules` already drops rules that fail this.

@@ -79,6 +79,7 @@ CheckResult advice_check(std::string text, std::string detail);
 struct RootCauseReport {
   Category category = Category::Unknown;
   std::string rule;            // rule id
+  std::vector<std::string> rule_tags;  // the rule's tags: what later stages decide on (never the id)
   std::string title;
   std::string explain;         // placeholders filled
   Evidence evidence = Evidence::Line;

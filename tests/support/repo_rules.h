@@ -8,7 +8,10 @@ namespace megatriage::test {
 
 inline const RuleMatcher& repo_matcher() {
   static DiagnosticSink diags;
-  static RuleMatcher matcher(load_rules({default_rules_dir()}, diags), diags);
+  static KnowledgeTables tables;
+  static RuleMatcher matcher(load_rules({default_rules_dir()}, diags, 1, nullptr, &tables), diags);
+  static const bool with_tables = (matcher.set_tables(tables), true);
+  (void)with_tables;
   return matcher;
 }
 

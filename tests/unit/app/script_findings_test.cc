@@ -8,6 +8,8 @@
 
 #include "app/script_findings.h"
 #include "lint/lint.h"
+#include "lint/lint_rules.h"
+#include "support/repo_rules.h"
 
 using namespace megatriage;
 
@@ -19,6 +21,8 @@ const std::string kScript =
     "#SBATCH --nodes=2\n"
     "#SBATCH --ntasks-per-node=1\n"
     "srun torchrun --nproc_per_node=8 pretrain_gpt.py\n";
+
+const std::vector<LintRuleEntry>& lint_rules() { return test::repo_matcher().tables().lint_rules; }
 
 std::string write_temp(const std::string& name, const std::string& text) {
   auto dir = std::filesystem::temp_directory_path() / "megatriage-script-findings-test";
@@ -32,13 +36,13 @@ std::string write_temp(const std::string& name, const std::string& text) {
 
 TEST_SUITE("script_findings") {
 TEST_CASE("script_findings: which lint findings explain which categories") {
-  CHECK(script_finding_explains(Category::Import, "lint.bare-torchrun"));
-  CHECK(script_finding_explains(Category::Import, "lint.no-venv"));
-  CHECK(script_finding_explains(Category::Nccl, "lint.master-addr"));
-  CHECK(script_finding_explains(Category::Shape, "lint.nproc-vs-gpus"));
-  CHECK_FALSE(script_finding_explains(Category::Oom, "lint.bare-torchrun"));
-  CHECK_FALSE(script_finding_explains(Category::Nccl, "lint.bare-torchrun"));
-  CHECK_FALSE(script_finding_explains(Category::Unknown, "lint.master-addr"));
+  CHECK(lint_finding_explains("lint.bare-torchrun", category_name(Category::Import), lint_rules()));
+  CHECK(lint_finding_explains("lint.no-venv", category_name(Category::Import), lint_rules()));
+  CHECK(lint_finding_explains("lint.master-addr", category_name(Category::Nccl), lint_rules()));
+  CHECK(lint_finding_explains("lint.nproc-vs-gpus", category_name(Category::Shape), lint_rules()));
+  CHECK_FALSE(lint_finding_explains("lint.bare-torchrun", category_name(Category::Oom), lint_rules()));
+  CHECK_FALSE(lint_finding_explains("lint.bare-torchrun", category_name(Category::Nccl), lint_rules()));
+  CHECK_FALSE(lint_finding_explains("lint.master-addr", category_name(Category::Unknown), lint_rules()));
 }
 
 TEST_CASE("script_findings: findings go before the advice, as failed checks with the script line") {
@@ -56,7 +60,7 @@ TEST_CASE("script_findings: findings go before the advice, as failed checks with
   rc.checks.push_back(advice_check("advice two", ""));
   report.root_cause = rc;
   DiagnosticSink diags;
-  add_script_findings(report, {path}, diags);
+  add_script_findings(report, {path}, lint_rules(), diags);
 
   CHECK(diags.items().empty());
   REQUIRE(report.scripts.size() == 1);
@@ -74,7 +78,7 @@ TEST_CASE("script_findings: findings go before the advice, as failed checks with
   CHECK(checks[checks.size() - 2].text == "advice one");
   CHECK(checks.back().text == "advice two");
   std::size_t explaining = 0;
-  for (const auto& f : findings) explaining += script_finding_explains(Category::Import, f.rule) ? 1 : 0;
+  for (const auto& f : findings) explaining += lint_finding_explains(f.rule, category_name(Category::Import), lint_rules()) ? 1 : 0;
   CHECK(report.root_cause->reasons.size() == explaining);
 }
 
@@ -82,7 +86,7 @@ TEST_CASE("script_findings: no root cause lists the script only; an unreadable o
   const std::string path = write_temp("plain.sbatch", kScript);
   Report report;
   DiagnosticSink diags;
-  add_script_findings(report, {path, path + ".missing"}, diags);
+  add_script_findings(report, {path, path + ".missing"}, lint_rules(), diags);
   CHECK(report.scripts == std::vector<std::string>{path});
   CHECK_FALSE(report.root_cause);
   REQUIRE(diags.items().size() == 1);

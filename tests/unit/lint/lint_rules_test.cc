@@ -1,0 +1,56 @@
+// lint_rules: which launch-script finding can explain which report category, as the
+// repository's rules/lint.json says, and that every rule lint_script() reports is in it.
+#include "lint/lint_rules.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "lint/lint.h"
+#include "support/repo_rules.h"
+
+namespace megatriage {
+
+namespace {
+const std::vector<LintRuleEntry>& repo_table() { return test::repo_matcher().tables().lint_rules; }
+}  // namespace
+
+TEST_SUITE("lint_rules") {
+
+TEST_CASE("lint_rules: a finding explains only the categories its rule names") {
+  const auto& t = repo_table();
+  CHECK(lint_finding_explains("lint.bare-torchrun", "import", t));
+  CHECK(lint_finding_explains("lint.no-cd-worktree", "import", t));
+  CHECK(lint_finding_explains("lint.no-venv", "import", t));
+  CHECK(lint_finding_explains("lint.master-addr", "nccl", t));
+  CHECK(lint_finding_explains("lint.launcher-args", "nccl", t));
+  CHECK(lint_finding_explains("lint.ntasks-per-node", "nccl", t));
+  CHECK(lint_finding_explains("lint.nproc-vs-gpus", "shape", t));
+  CHECK_FALSE(lint_finding_explains("lint.nproc-vs-gpus", "nccl", t));
+  CHECK_FALSE(lint_finding_explains("lint.master-addr", "import", t));
+  CHECK_FALSE(lint_finding_explains("lint.cuda-device-max-connections", "unknown", t));
+  CHECK_FALSE(lint_finding_explains("lint.node-local-path", "oom", t));
+  CHECK_FALSE(lint_finding_explains("lint.no-such-rule", "import", t));
+  CHECK_FALSE(lint_finding_explains("lint.bare-torchrun", "import", {}));
+}
+
+TEST_CASE("lint_rules: the table lists every rule a bad script gets") {
+  // No cd, bare torchrun, a fixed CUDA_DEVICE_MAX_CONNECTIONS, a node-local path, nproc != GPUs.
+  const std::string script =
+      "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gpus-per-node=8\n"
+      "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+      "srun torchrun --nproc-per-node=4 pretrain_gpt.py --data-path /tmp/data\n";
+  LintOptions options;
+  options.check_filesystem = false;
+  const auto findings = lint_script(script, options);
+  REQUIRE(!findings.empty());
+  for (const LintFinding& f : findings) {
+    CAPTURE(f.rule);
+    bool listed = false;
+    for (const LintRuleEntry& e : repo_table()) listed = listed || e.id == f.rule;
+    CHECK(listed);
+  }
+}
+
+}  // TEST_SUITE
+}  // namespace megatriage

@@ -1,0 +1,177 @@
+// knowledge_tables: the tables in rules/ beside the rules (gpu_generations, oom_phases,
+// lint_rules) load from the repository, a broken entry gives its `rules.*` diagnostic and is
+// skipped, and a later rules directory overrides an entry by id in place.
+#include "match/knowledge_tables.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "lint/gpu_generation.h"
+#include "match/rules.h"
+
+namespace megatriage {
+namespace {
+
+const Diagnostic* find_code(const DiagnosticSink& d, const std::string& code) {
+  for (const auto& x : d.items())
+    if (x.code == code) return &x;
+  return nullptr;
+}
+
+// A file holding one table `key` with `entries` (raw JSON objects, comma-separated).
+KnowledgeTables parse_table(const std::string& key, const std::string& entries, DiagnosticSink& d) {
+  KnowledgeTables t;
+  auto rules = parse_rules_text("{\"" + key + "\": [\n" + entries + "\n]}\n", "t.json", d, false, &t);
+  CHECK(rules.empty());
+  return t;
+}
+
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& name) {
+    path = std::filesystem::temp_directory_path() /
+           ("megatriage-tables-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path / name) << text; }
+};
+
+}  // namespace
+
+TEST_SUITE("knowledge_tables") {
+
+TEST_CASE("knowledge_tables: the repository's tables load cleanly, in file order") {
+  DiagnosticSink d;
+  KnowledgeTables t;
+  load_rules({default_rules_dir()}, d, 1, nullptr, &t);
+  for (const auto& x : d.items()) FAIL_CHECK(x.message);
+  REQUIRE(t.gpu_generations.size() == 4);
+  CHECK(t.gpu_generations[0].generation == GpuGeneration::Blackwell);
+  CHECK(t.gpu_generations[1].generation == GpuGeneration::Hopper);
+  CHECK(t.gpu_generations[1].min_major == 9);
+  CHECK(t.gpu_generations[1].source.find("gpus.json:") != std::string::npos);
+  REQUIRE(t.oom_phases.size() == 5);
+  CHECK(t.oom_phases[0].phase == "backward");
+  CHECK(t.oom_phases[4].phase == "forward");
+  CHECK(t.lint_rules.size() == 9);
+  // Tables are not rules: the rule count is that of the rule files alone.
+  DiagnosticSink d2;
+  KnowledgeTables only;
+  CHECK(parse_rules_text("{\"lint_rules\": []}", "x.json", d2, false, &only).empty());
+  CHECK(d2.empty());
+}
+
+TEST_CASE("knowledge_tables: each broken entry is reported and skipped, the others load") {
+  struct Bad {
+    const char* key;
+    const char* entry;
+    const char* code;
+  };
+  const Bad cases[] = {
+      {"gpu_generations", R"({"id": "volta", "compute_capability_major": [7, 7], "models": []})", "rules.bad-value"},
+      {"gpu_generations", R"({"id": "ampere", "compute_capability_major": [9, 8], "models": []})", "rules.bad-value"},
+      {"gpu_generations", R"({"id": "ampere", "compute_capability_major": 8, "models": []})", "rules.bad-value"},
+      {"gpu_generations", R"({"id": "ampere", "compute_capability_major": [8, 8], "models": [""]})", "rules.bad-value"},
+      {"gpu_generations", R"({"id": "ampere", "compute_capability_major": [8, 8]})", "rules.missing-key"},
+      {"gpu_generations", R"({"id": "ampere", "compute_capability_major": [8, 8], "models": [], "x": 1})",
+       "rules.unknown-key"},
+      {"oom_phases", R"({"id": "Backward", "functions": ["backward"], "path_parts": []})", "rules.bad-value"},
+      {"oom_phases", R"({"id": "idle", "functions": [], "path_parts": []})", "rules.bad-value"},
+      {"oom_phases", R"({"id": "data", "functions": "f", "path_parts": []})", "rules.bad-value"},
+      {"lint_rules", R"({"id": "nccl.master-addr", "explains": ["nccl"]})", "rules.bad-value"},
+      {"lint_rules", R"({"id": "lint.master-addr", "explains": ["network"]})", "rules.bad-value"},
+      {"lint_rules", R"({"explains": ["nccl"]})", "rules.missing-key"},
+      {"lint_rules", R"("lint.master-addr")", "rules.bad-value"},
+  };
+  const std::string good_of[] = {
+      R"({"id": "hopper", "compute_capability_major": [9, 9], "models": ["H100"]})",
+      R"({"id": "forward", "functions": ["forward"], "path_parts": []})",
+      R"({"id": "lint.no-venv", "explains": ["import"]})",
+  };
+  for (const Bad& c : cases) {
+    CAPTURE(c.entry);
+    const std::string key = c.key;
+    const std::string& good = key == "gpu_generations" ? good_of[0] : key == "oom_phases" ? good_of[1] : good_of[2];
+    DiagnosticSink d;
+    KnowledgeTables t = parse_table(key, std::string(c.entry) + ",\n" + good, d);
+    const Diagnostic* x = find_code(d, c.code);
+    REQUIRE(x != nullptr);
+    CHECK(x->message.find(key + " entry") != std::string::npos);
+    CHECK(t.gpu_generations.size() + t.oom_phases.size() + t.lint_rules.size() == 1);
+  }
+}
+
+TEST_CASE("knowledge_tables: a duplicate id in one file keeps the first; not an array is reported") {
+  DiagnosticSink d;
+  KnowledgeTables t = parse_table("lint_rules",
+                                  R"({"id": "lint.no-venv", "explains": ["import"]},)"
+                                  "\n"
+                                  R"({"id": "lint.no-venv", "explains": []})",
+                                  d);
+  REQUIRE(find_code(d, "rules.duplicate-id") != nullptr);
+  CHECK(find_code(d, "rules.duplicate-id")->message.find("t.json:3") != std::string::npos);
+  REQUIRE(t.lint_rules.size() == 1);
+  CHECK(t.lint_rules[0].explains.size() == 1);
+  DiagnosticSink d2;
+  KnowledgeTables t2;
+  parse_rules_text(R"({"oom_phases": {}})", "t.json", d2, false, &t2);
+  CHECK(find_code(d2, "rules.bad-value") != nullptr);
+  DiagnosticSink d3;
+  parse_rules_text(R"({"gpus": []})", "t.json", d3, false, &t2);
+  CHECK(find_code(d3, "rules.unknown-key") != nullptr);
+  CHECK(find_code(d3, "rules.missing-key") != nullptr);
+}
+
+TEST_CASE("knowledge_tables: a later directory overrides an entry in place and adds new ones") {
+  TempDir site("site");
+  // A site knows a GPU the built-in table does not, and adds a phase after the built-in ones.
+  site.write("site-gpus.json", R"({"gpu_generations": [
+    {"id": "hopper", "compute_capability_major": [9, 9], "models": ["H20", "H100"]}
+  ], "oom_phases": [
+    {"id": "logging", "functions": ["log_metrics"], "path_parts": []}
+  ]})");
+  DiagnosticSink d;
+  KnowledgeTables t;
+  load_rules({default_rules_dir(), site.path.string()}, d, 1, nullptr, &t);
+  const Diagnostic* over = find_code(d, "rules.override");
+  REQUIRE(over != nullptr);
+  CHECK(over->message.find("gpu_generations entry 'hopper' overrides") != std::string::npos);
+  REQUIRE(t.gpu_generations.size() == 4);
+  CHECK(t.gpu_generations[1].generation == GpuGeneration::Hopper);  // same place in lookup order
+  CHECK(gpu_generation("", "NVIDIA H20", t.gpu_generations) == GpuGeneration::Hopper);
+  REQUIRE(t.oom_phases.size() == 6);
+  CHECK(t.oom_phases.back().phase == "logging");
+  // The same id twice within one directory is an error, not an override.
+  site.write("site-more.json", R"({"oom_phases": [{"id": "logging", "functions": ["f"], "path_parts": []}]})");
+  DiagnosticSink d2;
+  KnowledgeTables t2;
+  load_rules({default_rules_dir(), site.path.string()}, d2, 1, nullptr, &t2);
+  CHECK(find_code(d2, "rules.duplicate-id") != nullptr);
+  CHECK(t2.oom_phases.back().functions.front() == "log_metrics");
+}
+
+TEST_CASE("knowledge_tables: generation names round-trip") {
+  for (GpuGeneration g : {GpuGeneration::Older, GpuGeneration::Ampere, GpuGeneration::Hopper, GpuGeneration::Blackwell}) {
+    GpuGeneration back = GpuGeneration::Unknown;
+    CHECK(parse_generation(generation_name(g), back));
+    CHECK(back == g);
+  }
+  GpuGeneration out = GpuGeneration::Hopper;
+  CHECK_FALSE(parse_generation("", out));
+  CHECK_FALSE(parse_generation("volta", out));
+  CHECK(generation_name(GpuGeneration::Unknown).empty());
+}
+
+}  // TEST_SUITE
+}  // namespace megatriage
