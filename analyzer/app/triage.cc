@@ -43,18 +43,12 @@ FileResult analyze_guarded(SourceFile& file, const RuleMatcher& matcher,
   }
 }
 
-// Runs `work(i)` for every index of `order` on up to `jobs` threads (this one included).
+// Runs `work(i)` for every index of `order` on up to `jobs` threads (this one included), in
+// that order; analyze_guarded keeps a file's exception to that file, and anything else that
+// escapes reaches the caller after every thread has stopped (base/fork_join.h).
 template <typename Work>
 void run_pool(const std::vector<std::size_t>& order, unsigned jobs, Work work) {
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t k = next++; k < order.size(); k = next++) work(order[k]);
-  };
-  unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(order.size())));
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  for_each_index(jobs, order.size(), [&](std::size_t k) { work(order[k]); });
 }
 
 // Two rounds. First every file that cannot be read in chunks, sized ones largest first (one
@@ -261,47 +255,39 @@ TriageOutcome run_triage(const TriageOptions& options) {
   std::vector<std::string> dirs;
   std::unique_ptr<RuleMatcher> matcher;
   std::unique_ptr<TriggerScanner> triggers;
-  // Compiling the rules and walking the tree are both serial; do them side by side.
-  std::exception_ptr compile_error;
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   const Clock::time_point start = Clock::now();
-  std::thread compile([&] {
-    try {
-      LoadedRules loaded = load_matcher(options, run_diags);
-      matcher = std::move(loaded.matcher);
-      dirs = std::move(loaded.dirs);
-      triggers = make_trigger_scanner(*matcher, run_diags,
-                                      options.builtin_search ? TriggerScanner::Engine::Builtin
-                                                             : TriggerScanner::Engine::Best,
-                                      options.cache);
-      out.compile_s = seconds_since(start);
-    } catch (...) {
-      compile_error = std::current_exception();
-    }
-  });
   DiscoverOptions dopts;
   dopts.follow_symlinks_outside = options.follow_symlinks_outside;
   dopts.threads = job_count(options);
   // The progress line needs the total size before the scan; otherwise open_source's stat is
   // the only one a file gets.
   dopts.stat_files = options.progress;
-  std::vector<SourceFile> files;
-  try {
-    files = discover_sources(options.paths, dopts, discover_diags);
-  } catch (...) {
-    compile.join();  // a joinable thread must not meet the unwinding
-    throw;
-  }
-  out.walk_s = seconds_since(start);
-  compile.join();
-  if (compile_error) std::rethrow_exception(compile_error);
+  DiscoveredSources discovered;
+  // Compiling the rules and walking the tree are both serial; do them side by side (on two
+  // threads whatever --jobs says: the walk's own threads wait on the disk, the compile does not).
+  run_beside(
+      2,
+      [&] {
+        discovered = discover_paths(options.paths, dopts, discover_diags);
+        out.walk_s = seconds_since(start);
+      },
+      [&] {
+        LoadedRules loaded = load_matcher(options, run_diags);
+        matcher = std::move(loaded.matcher);
+        dirs = std::move(loaded.dirs);
+        triggers = make_trigger_scanner(*matcher, run_diags,
+                                        options.builtin_search ? TriggerScanner::Engine::Builtin
+                                                               : TriggerScanner::Engine::Best,
+                                        options.cache);
+        out.compile_s = seconds_since(start);
+      });
   for (auto& d : discover_diags.take()) run_diags.add(std::move(d));
-  for (const auto& d : run_diags.items()) {
-    if (d.code == "discover.not-found") {
-      out.usage_error = true;
-      out.usage_message = d.message;
-    }
+  std::vector<SourceFile>& files = discovered.files;
+  if (!discovered.missing.empty()) {
+    out.usage_error = true;
+    out.usage_message = missing_path_message(discovered.missing.back());
   }
 
   const unsigned jobs = job_count(options);

@@ -262,8 +262,8 @@ class Walker {
                         "'" + display + "' is a symlink loop: " + errno_text(err), display, 0,
                         "fix or remove the symlink");
       } else if (err == ENOENT || err == ENOTDIR) {
-        local.diags.add(Severity::Error, "discover.not-found",
-                        "path '" + display + "' does not exist", display, 0,
+        missing_.push_back(display);
+        local.diags.add(Severity::Error, "discover.not-found", missing_path_message(display), display, 0,
                         "check the path (a dangling symlink also counts as missing)");
       } else {
         report_unreadable(local, display, err);
@@ -308,6 +308,9 @@ class Walker {
     found_parts_.clear();
     return all;
   }
+
+  /// The arguments that do not exist, as typed (walk_argument runs on the caller's thread).
+  std::vector<std::string> take_missing() { return std::move(missing_); }
 
  private:
   // What one thread gathers; merged under the lock when it finishes.
@@ -613,6 +616,7 @@ class Walker {
   const DiscoverOptions& options_;
   DiagnosticSink& diags_;
   fs::path root_;                 // canonical form of the directory argument being walked
+  std::vector<std::string> missing_;  // arguments that do not exist (written by the caller only)
   std::mutex mutex_;              // guards everything below during a pass
   std::set<DevIno> walked_dirs_;
   std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
@@ -623,11 +627,22 @@ class Walker {
 
 }  // namespace
 
+std::string missing_path_message(const std::string& display) {
+  return "path '" + display + "' does not exist";
+}
+
 std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
                                          const DiscoverOptions& options, DiagnosticSink& diags) {
+  return discover_paths(paths, options, diags).files;
+}
+
+DiscoveredSources discover_paths(const std::vector<std::string>& paths, const DiscoverOptions& options,
+                                 DiagnosticSink& diags) {
+  DiscoveredSources out;
   DiagnosticSink walk_diags;
   Walker walker(options, walk_diags);
   for (const std::string& p : paths) walker.walk_argument(p);
+  out.missing = walker.take_missing();
   std::vector<SourceFile> found = walker.take();
   // Threads finish directories in any order: sort what they reported by path, then code.
   std::vector<Diagnostic> reported = walk_diags.take();
@@ -655,7 +670,7 @@ std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
     repeated = find_repeats(ids);
   }
 
-  std::vector<SourceFile> files;
+  std::vector<SourceFile>& files = out.files;
   files.reserve(found.size());
   for (std::size_t k = 0; k < order.size(); ++k) {
     SourceFile& f = found[order[k]];
@@ -668,7 +683,7 @@ std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
     f.id = static_cast<FileId>(files.size());
     files.push_back(std::move(f));
   }
-  return files;
+  return out;
 }
 
 std::vector<bool> find_repeats(const std::vector<FileIdentity>& ids) {

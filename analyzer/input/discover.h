@@ -56,6 +56,17 @@ struct DiscoverOptions {
 std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,
                                          const DiscoverOptions& options, DiagnosticSink& diags);
 
+/// What discover_paths found: the files (as discover_sources returns them) and the arguments
+/// that do not exist, as typed, for the caller that treats them as a usage error.
+struct DiscoveredSources {
+  std::vector<SourceFile> files;
+  std::vector<std::string> missing;
+};
+/// What the `discover.not-found` diagnostic says about a missing argument.
+std::string missing_path_message(const std::string& display);
+DiscoveredSources discover_paths(const std::vector<std::string>& paths, const DiscoverOptions& options,
+                                 DiagnosticSink& diags);
+
 /// Takes size, modification time and identity from a stat of the file; sets `sized`.
 void set_stat(SourceFile& file, const struct stat& st);
 

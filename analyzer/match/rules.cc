@@ -1,6 +1,7 @@
 // Rules: load, validate and sample-check `rules/*.json`. nlohmann_json and RE2 exceptions and
 // errors are translated into `rules.*` diagnostics here; nothing throws out of this file.
 
+#include "base/fork_join.h"
 #include "base/run_cache.h"
 #include "match/knowledge_tables.h"
 #include "match/rule_regex_options.h"
@@ -24,7 +25,6 @@
 #include <tuple>
 #include <string_view>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 namespace megatriage {
@@ -903,35 +903,22 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
     for (const fs::path& path : files) steps.push_back({{}, path.string(), {}, {}, d, {}});
   }
 
-  std::atomic<std::size_t> next{0};
-  auto parse = [&] {
-    for (std::size_t k = next++; k < steps.size(); k = next++) {
-      Step& step = steps[k];
-      if (step.path.empty()) continue;
-      std::string text;
-      if (!read_file(step.path, text)) {
-        step.diags.add(Severity::Error, "rules.file-unreadable", step.path + ": cannot read rules file",
-                       step.path);
-        continue;
-      }
-      // Compiling the regexes and running the samples is most of a load; a text that passed before
-      // with this executable need not.
-      const std::string key = cache != nullptr ? cache->key("rules-checked", text) : std::string();
-      const bool checked_before = cache != nullptr && cache->get(key, 16).has_value();
-      step.rules = parse_rules_text(text, step.path, step.diags, checked_before, &step.tables);
-      if (cache != nullptr && !checked_before && step.diags.items().empty()) cache->put(key, "ok\n");
+  for_each_index(threads, steps.size(), [&](std::size_t k) {
+    Step& step = steps[k];
+    if (step.path.empty()) return;
+    std::string text;
+    if (!read_file(step.path, text)) {
+      step.diags.add(Severity::Error, "rules.file-unreadable", step.path + ": cannot read rules file",
+                     step.path);
+      return;
     }
-  };
-  std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, steps.size()); ++t) {
-    try {
-      helpers.emplace_back(parse);
-    } catch (const std::system_error&) {
-      break;  // fewer threads: the rest share the work
-    }
-  }
-  parse();
-  for (auto& t : helpers) t.join();
+    // Compiling the regexes and running the samples is most of a load; a text that passed before
+    // with this executable need not.
+    const std::string key = cache != nullptr ? cache->key("rules-checked", text) : std::string();
+    const bool checked_before = cache != nullptr && cache->get(key, 16).has_value();
+    step.rules = parse_rules_text(text, step.path, step.diags, checked_before, &step.tables);
+    if (cache != nullptr && !checked_before && step.diags.items().empty()) cache->put(key, "ok\n");
+  });
 
   std::map<std::string, Rule> by_id;
   std::map<std::string, std::string> defined_here;  // id -> source, the current directory only

@@ -139,6 +139,24 @@ TEST_SUITE("discover") {
     CHECK(files[1].id == 1);
   }
 
+  TEST_CASE("discover: arguments that do not exist are listed as typed, beside their diagnostic") {
+    TempDir tmp;
+    tmp.write("logs/x.err", "x\n");
+    const std::string gone = tmp / "gone", dangling = tmp / "logs/../nothing/";
+    DiagnosticSink diags;
+    DiscoveredSources found = discover_paths({gone, tmp / "logs", dangling}, {}, diags);
+    CHECK(display_paths(found.files) == std::vector<std::string>{tmp / "logs/x.err"});
+    CHECK(found.missing == std::vector<std::string>{gone, tmp / "logs/../nothing"});
+    int reported = 0;
+    for (const Diagnostic& d : diags.items()) {
+      if (d.code != "discover.not-found") continue;
+      ++reported;
+      CHECK(d.severity == Severity::Error);
+      CHECK(d.message == missing_path_message(d.path));
+    }
+    CHECK(reported == 2);
+  }
+
   TEST_CASE("discover: compression comes from magic bytes when opened, not from the name") {
     TempDir tmp;
     tmp.write("logs/plain.log.gz", "this gzip is really plain text\n");
