@@ -74,8 +74,6 @@ std::string matched_text(const Event& e) {
   return e.matched_line ? *e.matched_line : e.text;
 }
 
-// Runs the per-line extractors over one file's lines. Copyable, so that a watcher can take a
-// snapshot "as if the file ended now" without disturbing the live state.
 // Texts the trigger search watches per line (TriggerScanner::watch), so that a line known not
 // to hold them skips the look for them: bit 0 ESC (terminal escapes to strip), the next bits
 // ConfigExtractor::gpu_vendor_literals() (the GPU model scan).
@@ -88,6 +86,9 @@ constexpr std::uint8_t kWatchEscape = 1;
 const std::uint8_t kWatchGpu = static_cast<std::uint8_t>(((1U << watched_texts().size()) - 1) & ~1U);
 constexpr std::uint8_t kWatchAll = 0xff;
 
+// The sink of the one line path: runs the per-line extractors over the lines a LineSearcher
+// shows it, and knows nothing of splitting or searching. Copyable, so that a watcher can take a
+// snapshot "as if the file ended now" without disturbing the live state.
 class FileAnalyzer : public LineSink {
  public:
   FileAnalyzer(const SourceFile& file, const RuleMatcher& matcher, const AnalyzeOptions& options,
