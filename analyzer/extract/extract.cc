@@ -84,7 +84,6 @@ std::vector<std::string> watched_texts() {
 }
 constexpr std::uint8_t kWatchEscape = 1;
 const std::uint8_t kWatchGpu = static_cast<std::uint8_t>(((1U << watched_texts().size()) - 1) & ~1U);
-constexpr std::uint8_t kWatchAll = 0xff;
 
 // The sink of the one line path: runs the per-line extractors over the lines a LineSearcher
 // shows it, and knows nothing of splitting or searching. Copyable, so that a watcher can take a
@@ -125,9 +124,6 @@ class FileAnalyzer : public LineSink {
     return finish_result(keep_diagnostics);
   }
 
-  void on_line(const LineView& line, const LineHit& hit) override {
-    analyze_line(line, hit.triggered, hit.needle, hit.candidates, hit.may_hold, hit.may_stamp);
-  }
 
  private:
   // Ends the tracebacks still open at the end of the file, in stream-key order (a std::map: the
@@ -156,14 +152,18 @@ class FileAnalyzer : public LineSink {
     return std::move(result_);
   }
 
-  // `triggered`: the line holds a trigger (or every line is examined). Otherwise it can only
-  // matter to a busy stream, and is dropped once its prefix names an idle one. `needle`: the
-  // search saw where a rule's needle may be (or every line is examined); without that the
-  // line holds no needle, so no rule can match it. `may_stamp`: the search saw an `HH:MM:SS`
-  // (every stamp parse_timestamp() reads has one) or cannot tell.
-  void analyze_line(const LineView& line, bool triggered, bool needle,
-                    const std::vector<int>* candidates = nullptr, std::uint8_t may_hold = kWatchAll,
-                    bool may_stamp = true) {
+  // What the search says of the line (LineHit): `triggered`: it holds a trigger (or every line
+  // is examined); otherwise it can only matter to a busy stream, and is dropped once its prefix
+  // names an idle one. `needle`: the search saw where a rule's needle may be (or every line is
+  // examined); without that the line holds no needle, so no rule can match it. `may_stamp`: the
+  // search saw an `HH:MM:SS` (every stamp parse_timestamp() reads has one) or cannot tell.
+  // The extractors run here, not in a helper: this is the one call per examined line (private:
+  // only the searcher calls it, through LineSink).
+  void on_line(const LineView& line, const LineHit& hit) override {
+    const bool triggered = hit.triggered, needle = hit.needle;
+    const std::vector<int>* candidates = hit.candidates;
+    const std::uint8_t may_hold = hit.may_hold;
+    bool may_stamp = hit.may_stamp;
     std::string_view text = line.text;
     if ((may_hold & kWatchEscape) != 0 && std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
       candidates = nullptr;  // the needles are looked for in the text without escapes
