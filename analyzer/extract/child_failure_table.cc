@@ -36,10 +36,8 @@ const std::vector<std::string_view>& ChildFailureTable::trigger_literals() {
   return literals;
 }
 
-bool ChildFailureTable::feed(std::string_view body, std::uint64_t line, std::uint64_t offset,
-                             const std::optional<CivilTime>& stamp) {
-  // Every row and heading is longer: most lines stop here.
-  if (body.size() < 8) return false;
+bool ChildFailureTable::feed_row(std::string_view body, std::uint64_t line, std::uint64_t offset,
+                                 const std::optional<CivilTime>& stamp) {
   if (body == kFailuresHead) {
     ++table_index_;
     in_root_section_ = false;

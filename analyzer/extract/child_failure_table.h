@@ -41,10 +41,18 @@ class ChildFailureTable {
   /// Returns true when the line completed an entry (its `exitcode` row); entry() holds it until
   /// the next feed().
   bool feed(std::string_view body, std::uint64_t line, std::uint64_t offset,
-            const std::optional<CivilTime>& stamp);
+            const std::optional<CivilTime>& stamp) {
+    // Rows start with two spaces, headings with 'F' or 'R', and all are longer: most lines
+    // stop here, inline in the extractor's per-line code.
+    if (body.size() < 8 || (body[0] != ' ' && body[0] != 'F' && body[0] != 'R')) return false;
+    return feed_row(body, line, offset, stamp);
+  }
   const ChildFailureEntry& entry() const { return pending_; }
 
  private:
+  bool feed_row(std::string_view body, std::uint64_t line, std::uint64_t offset,
+                const std::optional<CivilTime>& stamp);
+
   ChildFailureEntry pending_;
   bool have_pending_ = false;  // a `time` row was read, its `exitcode` row not yet
   int table_index_ = 0;        // tables seen so far (a `Failures:` heading each)

@@ -75,8 +75,6 @@ std::string matched_text(const Event& e) {
   return e.matched_line ? *e.matched_line : e.text;
 }
 
-// Runs the per-line extractors over one file's lines. Copyable, so that a watcher can take a
-// snapshot "as if the file ended now" without disturbing the live state.
 // Texts the trigger search watches per line (TriggerScanner::watch), so that a line known not
 // to hold them skips the look for them: bit 0 ESC (terminal escapes to strip), the next bits
 // ConfigExtractor::gpu_vendor_literals() (the GPU model scan).
@@ -87,8 +85,10 @@ std::vector<std::string> watched_texts() {
 }
 constexpr std::uint8_t kWatchEscape = 1;
 const std::uint8_t kWatchGpu = static_cast<std::uint8_t>(((1U << watched_texts().size()) - 1) & ~1U);
-constexpr std::uint8_t kWatchAll = 0xff;
 
+// The sink of the one line path: runs the per-line extractors over the lines a LineSearcher
+// shows it, and knows nothing of splitting or searching. Copyable, so that a watcher can take a
+// snapshot "as if the file ended now" without disturbing the live state.
 class FileAnalyzer : public LineSink {
  public:
   FileAnalyzer(const SourceFile& file, const RuleMatcher& matcher, const AnalyzeOptions& options,
@@ -125,9 +125,6 @@ class FileAnalyzer : public LineSink {
     return finish_result(keep_diagnostics);
   }
 
-  void on_line(const LineView& line, const LineHit& hit) override {
-    analyze_line(line, hit.triggered, hit.needle, hit.candidates, hit.may_hold, hit.may_stamp);
-  }
 
  private:
   // Ends the tracebacks still open at the end of the file, in stream-key order (a std::map: the
@@ -156,14 +153,18 @@ class FileAnalyzer : public LineSink {
     return std::move(result_);
   }
 
-  // `triggered`: the line holds a trigger (or every line is examined). Otherwise it can only
-  // matter to a busy stream, and is dropped once its prefix names an idle one. `needle`: the
-  // search saw where a rule's needle may be (or every line is examined); without that the
-  // line holds no needle, so no rule can match it. `may_stamp`: the search saw an `HH:MM:SS`
-  // (every stamp parse_timestamp() reads has one) or cannot tell.
-  void analyze_line(const LineView& line, bool triggered, bool needle,
-                    const std::vector<int>* candidates = nullptr, std::uint8_t may_hold = kWatchAll,
-                    bool may_stamp = true) {
+  // What the search says of the line (LineHit): `triggered`: it holds a trigger (or every line
+  // is examined); otherwise it can only matter to a busy stream, and is dropped once its prefix
+  // names an idle one. `needle`: the search saw where a rule's needle may be (or every line is
+  // examined); without that the line holds no needle, so no rule can match it. `may_stamp`: the
+  // search saw an `HH:MM:SS` (every stamp parse_timestamp() reads has one) or cannot tell.
+  // The extractors run here, not in a helper: this is the one call per examined line (private:
+  // only the searcher calls it, through LineSink).
+  void on_line(const LineView& line, const LineHit& hit) override {
+    const bool triggered = hit.triggered, needle = hit.needle;
+    const std::vector<int>* candidates = hit.candidates;
+    const std::uint8_t may_hold = hit.may_hold;
+    bool may_stamp = hit.may_stamp;
     std::string_view text = line.text;
     if ((may_hold & kWatchEscape) != 0 && std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
       candidates = nullptr;  // the needles are looked for in the text without escapes

@@ -21,7 +21,8 @@ LineSearcher::LineSearcher(ByteSource& source, DiagnosticSink& diags, std::strin
       triggers_(options.triggers != nullptr && options.triggers->ok() ? options.triggers : nullptr),
       chunked_(options.chunked),
       hits_(options.follow ? own_hits_ : reused_hits) {
-  if (options.follow) splitter_.follow();
+  follow_ = options.follow;
+  if (follow_) splitter_.follow();
   hits_.clear();
 }
 
@@ -43,11 +44,15 @@ SourceStart LineSearcher::start() {
 }
 
 void LineSearcher::search(LineSink& sink) {
+  splitter_.unpark();
   if (triggers_ != nullptr) {
     search_triggered(sink, *triggers_);
   } else {
     search_every_line(sink);
   }
+  // Waiting for more bytes: `watch` follows every file of a job at once, and each keeps only
+  // its partial line, not a buffer.
+  if (follow_ && !splitter_.at_end()) splitter_.park();
 }
 
 void LineSearcher::search_every_line(LineSink& sink) {

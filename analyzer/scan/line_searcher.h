@@ -108,6 +108,7 @@ class LineSearcher {
   const TriggerScanner* triggers_;
   ChunkedHits* chunked_;
   std::atomic<std::uint64_t>* bytes_done_ = nullptr;
+  bool follow_ = false;
   // One-shot: a hit list per thread, reused from file to file (a new one cost ~5 allocations a
   // file on 9,000-file jobs). A following searcher pauses between calls while other files use
   // the thread, so it keeps its own.

@@ -69,7 +69,7 @@ thread_local SpareBuffer spare_buffer;
 }  // namespace
 
 LineSplitter::~LineSplitter() {
-  if (!spare_buffer.bytes) {
+  if (!spare_buffer.bytes && buffer_) {
     spare_buffer.bytes = std::move(buffer_);
     spare_buffer.size = buffer_size_;
   }
@@ -82,12 +82,38 @@ LineSplitter::LineSplitter(ByteSource& source, DiagnosticSink& diags, std::strin
   // Room for a whole line of the maximum length plus "\r\n": a buffer full of one line then
   // always means "too long", so a refill can never find the buffer full.
   buffer_size_ = std::max(options_.buffer_bytes, options_.max_line_bytes + 2);
+  acquire_buffer();
+}
+
+void LineSplitter::acquire_buffer() {
   if (spare_buffer.bytes && spare_buffer.size == buffer_size_) {
     buffer_ = std::move(spare_buffer.bytes);
     spare_buffer.size = 0;
   } else {
     buffer_.reset(new char[buffer_size_]);
   }
+}
+
+void LineSplitter::park() {
+  if (!buffer_) return;
+  parked_.assign(buffer_.get() + begin_, end_ - begin_);
+  consumed_offset_ += begin_;
+  next_nul_ -= std::min(next_nul_, begin_);
+  last_start_ -= std::min(last_start_, begin_);
+  end_ -= begin_;
+  begin_ = 0;
+  if (!spare_buffer.bytes) {
+    spare_buffer.bytes = std::move(buffer_);
+    spare_buffer.size = buffer_size_;
+  }
+  buffer_.reset();
+}
+
+void LineSplitter::unpark() {
+  if (buffer_) return;
+  acquire_buffer();
+  std::memcpy(buffer_.get(), parked_.data(), parked_.size());
+  parked_.clear();
 }
 
 std::string_view LineSplitter::head(std::size_t want) {

@@ -75,6 +75,11 @@ class LineSplitter {
   void end_input() { following_ = false; }
   /// Whether the source's end was reached (not merely a pause while following).
   bool at_end() const { return eof_; }
+  /// Following, paused: keeps only the unsplit bytes (a partial line) and gives the buffer back
+  /// to the thread, so that many followed files do not hold a buffer each. unpark() before the
+  /// next use; nothing else may be called while parked.
+  void park();
+  void unpark();
 
   std::uint64_t bytes_read() const { return total_bytes_; }
   /// The bytes received but not yet part of a line returned or skipped: a partial last line.
@@ -85,6 +90,7 @@ class LineSplitter {
   /// First occurrence of `code` in this file: a full diagnostic; later ones only count.
   void report(bool& reported, const char* code, std::string message, const char* hint);
   bool refill();
+  void acquire_buffer();
   std::string_view clean(char* text, std::size_t size, bool has_nul);
   void find_next_nul(std::size_t from);
   ByteSource& source_;
@@ -105,6 +111,7 @@ class LineSplitter {
   std::uint64_t total_bytes_ = 0;       // bytes received from the source
   std::uint64_t consumed_offset_ = 0;   // stream offset of buffer_[0]
   bool reported_nul_ = false, reported_long_ = false;
+  std::string parked_;                  // park(): the bytes [begin_, end_) while the buffer is away
 };
 
 /// True when `text` looks like binary data rather than a log (many control bytes / invalid

@@ -190,6 +190,38 @@ TEST_CASE("line_searcher: following a growing source gives the lines and reports
   }
 }
 
+TEST_CASE("line_searcher: following searchers fed in turn (buffers parked between calls) stay apart") {
+  const std::string one = awkward_log(), two = "other file\n" + awkward_log();
+  DiagnosticSink once_diags;
+  const std::string expected_one = search_all(one, &test_triggers(), once_diags);
+  const std::string expected_two = search_all(two, &test_triggers(), once_diags);
+  GrowingSource source_one, source_two;
+  SearchOptions options;
+  options.triggers = &test_triggers();
+  options.follow = true;
+  DiagnosticSink diags;
+  LineSearcher a(source_one, diags, "one.log", options), b(source_two, diags, "two.log", options);
+  source_one.append(one.substr(0, LineSearcher::kHeadBytes));
+  source_two.append(two.substr(0, LineSearcher::kHeadBytes));
+  REQUIRE(a.start() == SourceStart::Lines);
+  REQUIRE(b.start() == SourceStart::Lines);
+  RecordingSink sink_one, sink_two;
+  for (std::size_t at = LineSearcher::kHeadBytes; at < two.size(); at += 13) {
+    if (at < one.size()) source_one.append(std::string_view(one).substr(at, 13));
+    source_two.append(std::string_view(two).substr(at, 13));
+    a.search(sink_one);
+    b.search(sink_two);
+  }
+  a.end_input();
+  b.end_input();
+  a.search(sink_one);
+  b.search(sink_two);
+  CHECK(sink_one.shown + "lines " + std::to_string(a.lines_read()) + " bytes " + std::to_string(a.bytes_read()) + "\n" ==
+        expected_one);
+  CHECK(sink_two.shown + "lines " + std::to_string(b.lines_read()) + " bytes " + std::to_string(b.bytes_read()) + "\n" ==
+        expected_two);
+}
+
 TEST_CASE("line_searcher: a following search ended within its head shows the partial last line") {
   GrowingSource source;
   SearchOptions options;
