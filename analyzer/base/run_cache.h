@@ -1,6 +1,6 @@
 // A small on-disk cache of start-up work that a run may skip when nothing it depends on changed:
 // which rule files already passed their sample checks, and the compiled trigger search. On a
-// small job these are most of the run (about 15 of 25 ms); a post-mortem hook pays them after
+// small job these are most of the run (docs/performance.md); a post-mortem hook pays them after
 // every failed job.
 //
 // Entries are keyed by a hash of their inputs plus this executable's identity (device, inode,

@@ -48,8 +48,8 @@ struct StreamState {
 
 // NCCL lines a stream's host is taken from: every rank prints some of these at init, and every
 // warning. (Not any NCCL line: the fast path would then have to visit all NCCL INFO chatter.)
-// Without the common `NCCL INFO ` head: a trigger that starts like the noise slows the search
-// by a third (measured with tools/bench's tree a).
+// Without the common `NCCL INFO ` head: a trigger that starts like the noise makes the search
+// stop at nearly every line (docs/performance.md, "Figures behind code comments").
 constexpr std::string_view kHostLines[] = {"NCCL WARN", "Bootstrap", "cudaDriverVersion", "NCCL version",
                                            "Init COMPLETE"};
 

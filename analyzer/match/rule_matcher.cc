@@ -41,8 +41,7 @@ bool is_placeholder_char(char ch) {
 }
 
 // The last text each Line rule was tried on by this thread, and whether it matched. Every rank
-// prints the same watchdog lines, often twice; comparing a line costs far less than an RE2 match
-// (2 % of tree d's instructions). Keyed by the matcher's serial number, so a matcher never sees
+// prints the same watchdog lines, often twice; comparing a line costs far less than an RE2 match. Keyed by the matcher's serial number, so a matcher never sees
 // another one's results.
 struct DecisionMemo {
   struct Slot {
@@ -457,7 +456,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
       } else {
         // Without submatches RE2 runs one forward DFA pass that stops at the first match state;
         // unanchored from the first occurrence it costs less than anchored tries at each one
-        // (those run on to the match's end): 1.6 % of tree d's instructions.
+        // (those run on to the match's end).
         found = c.regex[rule].get().Match(sp, from, sp.size(), RE2::UNANCHORED, nullptr, 0);
         if (key.size() <= kMemoTextMax) {
           DecisionMemo::Slot& slot = ways[memo.next[rule]];

@@ -136,7 +136,7 @@ std::string shorten(std::string_view s, std::size_t max = 120) {
 
 /// 1-based line and column of byte offsets (0-based) in a text, counted on from the last offset
 /// asked for: a file's rules are positioned in order, so the whole file is walked once, not
-/// once per rule (that was O(rules x bytes), ~12 M instructions a run).
+/// once per rule (that was O(rules x bytes) on every run).
 class LineCounter {
  public:
   explicit LineCounter(const std::string& text) : text_(text) {}

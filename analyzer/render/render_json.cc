@@ -54,7 +54,7 @@ json frames_json(const std::vector<Frame>& frames) {
 // Writes at the end of a string through a pointer, growing the string (zero-filled) 64 KiB or
 // more at a time; the destructor trims what was not written. A piece is then a compare and a
 // memcpy instead of a std::string append, with its call and bookkeeping (the appends were
-// most of the time of writing tree d's 9,217-entry files array).
+// most of the time of writing a 9,000-file job's files array).
 class Cursor {
  public:
   explicit Cursor(std::string& out) : out_(out), p_(out.data() + out.size()), end_(p_) {}
