@@ -2,7 +2,7 @@
 // a traceback's frames, which launch-script finding can explain which failure category, and the
 // words of the root causes SLURM's own state gives the postmortem.
 // rules.cc parses and validates them beside the rules (`rules.*` diagnostics); the stages that
-// use them (checks, lint glue) hold the lookups. Plain data; no JSON here.
+// use them (checks, lint glue, the postmortem) hold the lookups. Plain data; no JSON here.
 #pragma once
 
 #include <cstdint>
