@@ -24,7 +24,10 @@
 #include "app/triage.h"
 #include "base/exit_codes.h"
 #include "base/run_cache.h"
+#include "match/knowledge_tables.h"
+#include "match/rule_matcher.h"
 #include "match/rule_tags.h"
+#include "match/rules.h"
 #include "render/render.h"
 #include "slurm/slurm_commands.h"
 
@@ -157,14 +160,83 @@ std::string where_of(const RootCauseReport& r) {
   return r.file.empty() ? std::string("sacct") : r.file + ":" + std::to_string(r.line);
 }
 
-// A root cause that comes from sacct alone. The logs' own candidate, if any, stays as a reason.
-RootCauseReport sacct_root(const Report& report, Category category, std::string rule, std::string title,
-                           std::string explain) {
+std::string limit_text(const SlurmJobInfo& job) {
+  std::string s = "elapsed " + (job.elapsed.empty() ? std::string("unknown") : job.elapsed);
+  if (!job.time_limit.empty()) s += " of a " + job.time_limit + " limit";
+  return s;
+}
+
+// The words of the sacct causes (rules/slurm-states.json) with this job's values filled in.
+// The decisions are apply_slurm_facts'; this only phrases them.
+class StateWords {
+ public:
+  StateWords(const std::vector<SlurmStateEntry>& table, const Report& report, const SlurmJobInfo& job)
+      : table_(table) {
+    values_["job"] = "job " + job.job_id;
+    values_["job_id"] = job.job_id;
+    values_["nodes"] = job.node_list;
+    values_["limit"] = limit_text(job);
+    values_["state"] = job.state;
+    values_["exit_code"] = describe_exit_code(job.exit_code);
+    values_["meaning"] = state_meaning(job.state);
+    if (job.cancelled_by >= 0) {
+      // A name lookup (NSS) only where someone cancelled the job.
+      const std::string name = user_name(job.cancelled_by);
+      const std::string uid = std::to_string(job.cancelled_by);
+      values_["uid"] = uid;
+      values_["who"] = name.empty() ? "uid " + uid : name + " (uid " + uid + ")";
+    }
+    if (report.root_cause) {
+      values_["where"] = where_of(*report.root_cause);
+      const auto it = report.root_cause->facts.find("last_iteration");
+      if (it != report.root_cause->facts.end()) values_["last_iteration"] = it->second;
+    }
+  }
+
+  /// The entry `id`, every text filled. Where the rules in use lack it (an override that
+  /// dropped or broke it), a plain stand-in named by the state, and a warning in `report`.
+  SlurmStateEntry filled(std::string_view id, Report& report) {
+    const SlurmStateEntry* found = find_slurm_state(table_, id);
+    SlurmStateEntry e;
+    if (found != nullptr) {
+      e = *found;
+    } else {
+      e.id = std::string(id);
+      e.title = e.headline = "SLURM state {state}";
+      e.explain = "SLURM reports {state} for {job}.";
+      report.diagnostics.push_back({Severity::Warning, "postmortem.slurm-state-missing",
+                                    "the rules in use have no slurm_states entry '" + e.id +
+                                        "': its cause is given without its texts",
+                                    "", 0, "restore the entry (see rules/slurm-states.json)", 1});
+    }
+    // {progress} and {at_iteration} are the entry's own texts, used only where the logs tell
+    // the last iteration.
+    const bool iteration_known = values_.count("last_iteration") > 0;
+    values_["progress"] = iteration_known ? fill_placeholders(e.progress, values_) : std::string();
+    values_["at_iteration"] = iteration_known ? fill_placeholders(e.at_iteration, values_) : std::string();
+    for (std::string* text : {&e.title, &e.explain, &e.headline, &e.confirm_reason, &e.traceback_reason})
+      *text = fill_placeholders(*text, values_);
+    for (std::string& c : e.checks) c = fill_placeholders(c, values_);
+    return e;
+  }
+
+ private:
+  const std::vector<SlurmStateEntry>& table_;
+  std::map<std::string, std::string> values_;
+};
+
+void add_reason(RootCauseReport& r, const std::string& reason) {
+  if (!reason.empty()) r.reasons.push_back(reason);
+}
+
+// A root cause that comes from sacct alone, in the words of `w`. The logs' own candidate, if
+// any, stays as a reason.
+RootCauseReport sacct_root(const Report& report, const SlurmStateEntry& w) {
   RootCauseReport r;
-  r.category = category;
-  r.rule = std::move(rule);
-  r.title = std::move(title);
-  r.explain = std::move(explain);
+  r.category = w.category;
+  r.rule = w.id;
+  r.title = w.title;
+  r.explain = w.explain;
   r.evidence = Evidence::Sacct;
   r.time_basis = TimeBasis::None;
   r.confidence = Confidence::High;
@@ -174,108 +246,62 @@ RootCauseReport sacct_root(const Report& report, Category category, std::string 
     r.reasons.push_back("the logs' own candidate, " + report.root_cause->title + " at " +
                         where_of(*report.root_cause) + ", has no Python traceback; SLURM's state decides");
   }
+  for (const std::string& c : w.checks) r.checks.push_back(advice(c));
+  r.headline = w.headline;
   return r;
-}
-
-std::string limit_text(const SlurmJobInfo& job) {
-  std::string s = "elapsed " + (job.elapsed.empty() ? std::string("unknown") : job.elapsed);
-  if (!job.time_limit.empty()) s += " of a " + job.time_limit + " limit";
-  return s;
 }
 
 }  // namespace
 
-void apply_slurm_facts(Report& report, const SlurmJobInfo& job) {
+void apply_slurm_facts(Report& report, const SlurmJobInfo& job, const std::vector<SlurmStateEntry>& words) {
   report.slurm = job;
   const bool traceback = report.root_cause && report.root_cause->evidence == Evidence::Traceback;
-  const std::string jid = "job " + job.job_id;
+  StateWords say(words, report, job);
   // What the logs' own root cause is, by tag (a renamed rule keeps its meaning here).
   const std::vector<std::string> no_tags;
   const std::vector<std::string>& tags = report.root_cause ? report.root_cause->rule_tags : no_tags;
 
   if (job.node_fail) {
+    const SlurmStateEntry w = say.filled(slurm_state::kNodeFail, report);
     if (has_tag(tags, rule_tag::kNodeFailure)) {
-      report.root_cause->reasons.push_back("sacct: state NODE_FAIL confirms the node failure");
+      add_reason(*report.root_cause, w.confirm_reason);
     } else {
-      RootCauseReport r = sacct_root(report, Category::Unknown, "sacct.node-fail", "A node of the job failed",
-                                     "SLURM reports NODE_FAIL for " + jid + " (nodes " + job.node_list +
-                                         "): a node stopped answering, and errors on the other ranks "
-                                         "(connection resets, timeouts) are consequences.");
-      if (traceback)
-        r.reasons.push_back("the traceback at " + where_of(*report.root_cause) +
-                            " came from a rank that lost its peer on the failed node");
-      r.checks = {advice("Find the failed node in the controller's log (slurmctld.log) and `sinfo -R`; "
-                         "check its hardware, kernel log and slurmd."),
-                  advice("Resubmit excluding the node (--exclude) and from the last checkpoint.")};
-      r.headline = "Node failure in " + jid + " on " + job.node_list + " (" + limit_text(job) + ")";
+      RootCauseReport r = sacct_root(report, w);
+      if (traceback) add_reason(r, w.traceback_reason);
       report.root_cause = std::move(r);
     }
   } else if (job.out_of_memory && !traceback) {
+    const SlurmStateEntry w = say.filled(slurm_state::kOutOfMemory, report);
     if (report.root_cause && report.root_cause->category == Category::Oom) {
-      report.root_cause->reasons.push_back("sacct: a step is OUT_OF_MEMORY");
+      add_reason(*report.root_cause, w.confirm_reason);
     } else {
-      RootCauseReport r = sacct_root(report, Category::Oom, "sacct.out-of-memory", "Host memory limit exceeded (cgroup OOM kill)",
-                                     "SLURM reports OUT_OF_MEMORY for " + jid +
-                                         ": a process used more host memory than the job's --mem and "
-                                         "the kernel killed it; no Python traceback is printed for that.");
-      r.checks = {advice("Raise --mem (or --mem-per-cpu), or lower host memory use: DataLoader workers, "
-                         "pinned memory, dataset caching, checkpoint loading on every rank."),
-                  advice("sacct -j " + job.job_id + " -o JobID,MaxRSS,MaxRSSNode,ReqMem shows the peak per step.")};
-      r.headline = "Host OOM kill in " + jid + " (" + job.node_list + ")";
-      report.root_cause = std::move(r);
+      report.root_cause = sacct_root(report, w);
     }
   } else if (job.time_limit_hit && !traceback) {
-    std::string progress;
-    std::map<std::string, std::string> facts =
-        report.root_cause ? report.root_cause->facts : std::map<std::string, std::string>{};
-    if (facts.count("last_iteration"))
-      progress = " The last iteration seen in the logs is " + facts["last_iteration"] +
-                 ": if iteration lines stopped long before the kill, it hung; if they kept coming, it was too slow.";
-    std::string why = "SLURM killed " + jid + " at its time limit (" + limit_text(job) +
-                      "). No Python traceback came before the kill, so the job was still running: "
-                      "it hung (a collective or I/O that never returned) or was too slow to finish in time." +
-                      progress;
+    const SlurmStateEntry w = say.filled(slurm_state::kTimeout, report);
     if (has_tag(tags, rule_tag::kTimeLimit)) {
       auto& r = *report.root_cause;
-      r.explain += " " + why;
-      r.reasons.push_back("sacct: state TIMEOUT (" + limit_text(job) + ")");
+      r.explain += " " + w.explain;
+      add_reason(r, w.confirm_reason);
     } else {
-      RootCauseReport r = sacct_root(report, Category::Unknown, "sacct.timeout", "Job reached its time limit (hung or too slow)", why);
-      r.checks = {advice("If training was progressing, raise --time or checkpoint more often and resubmit "
-                         "from the last checkpoint."),
-                  advice("If progress had stopped, the job hung: look for the rank that stopped printing, and "
-                         "set NCCL/gloo timeouts shorter than the time limit so a hang raises an error.")};
-      r.headline = "Time limit reached in " + jid + " (" + limit_text(job) + ")" +
-                   (facts.count("last_iteration") ? " after iteration " + facts["last_iteration"] : "");
-      report.root_cause = std::move(r);
+      report.root_cause = sacct_root(report, w);
     }
   } else if (job.state == "CANCELLED" && job.cancelled_by >= 0 &&
              (!report.root_cause || has_tag(tags, rule_tag::kCancelled))) {
-    std::string name = user_name(job.cancelled_by);
-    std::string who = (name.empty() ? "uid" : name + " (uid") + " " + std::to_string(job.cancelled_by) +
-                      (name.empty() ? "" : ")");
-    std::string title = "Job cancelled by " + who;
-    std::string why = jid + " was cancelled by " + who + " (scancel); no failure came before it.";
+    const SlurmStateEntry w = say.filled(slurm_state::kCancelled, report);
     if (report.root_cause) {
+      // The logs saw the cancellation too: their cause stays, named by who cancelled.
       auto& r = *report.root_cause;
-      r.title = title;
-      r.explain += " " + why;
-      r.headline = title;
-      r.reasons.push_back("sacct: state CANCELLED by " + std::to_string(job.cancelled_by));
+      r.title = w.title;
+      r.explain += " " + w.explain;
+      r.headline = w.title;
+      add_reason(r, w.confirm_reason);
     } else {
-      RootCauseReport r = sacct_root(report, Category::Unknown, "sacct.cancelled", title, why);
-      r.checks = {advice("Ask " + who + " why; a workflow tool or an administrator may cancel jobs.")};
-      r.headline = title + " (" + limit_text(job) + ")";
-      report.root_cause = std::move(r);
+      report.root_cause = sacct_root(report, w);
     }
   } else if (!report.root_cause && !job.state.empty() && job.state != "COMPLETED" && is_final_state(job.state)) {
-    RootCauseReport r = sacct_root(report, Category::Unknown, "sacct.failed", "Job ended " + job.state + " with no cause in the logs",
-                                   "SLURM reports " + job.state + " with exit code " + describe_exit_code(job.exit_code) +
-                                       " for " + jid + ", but the logs read show no error (" + state_meaning(job.state) + ").");
+    RootCauseReport r = sacct_root(report, say.filled(slurm_state::kFailed, report));
     r.confidence = Confidence::Low;
-    r.checks = {advice("Check that the logs read are the job's (--logs DIR), and the batch script's own "
-                       "commands: a failing command with no output gives an exit code and nothing else.")};
-    r.headline = r.title;
     report.root_cause = std::move(r);
   }
   report.verdict = report.root_cause ? Verdict::Failure : Verdict::NoFailure;
@@ -448,11 +474,22 @@ Report triage_job(const PostmortemOptions& options, const std::vector<std::strin
   topts.cache = &RunCache::from_environment();
   topts.rules_dirs = options.rules_dirs;
   Report report;
+  // The words of the sacct causes come with the rules (slurm_states), so --rules can change them.
+  std::vector<SlurmStateEntry> words;
   if (!paths.empty()) {
     TriageOutcome outcome = run_triage(topts);
     report = std::move(outcome.report);
     if (outcome.usage_error) report.verdict = Verdict::NoFailure;
+    if (outcome.leftovers && outcome.leftovers->matcher) words = outcome.leftovers->matcher->tables().slurm_states;
   } else {
+    // No triage, so no matcher: the tables alone. Problems with the rules are left out of this
+    // report, as they were before the words moved to rules/ (a missing entry still says so).
+    std::vector<std::string> dirs = {default_rules_dir()};
+    dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
+    DiagnosticSink ignored;
+    KnowledgeTables tables;
+    load_rules(dirs, ignored, 1, topts.cache, &tables);
+    words = std::move(tables.slurm_states);
     // No log at all: the report still carries SLURM's facts and rule count.
     topts.paths = {};
     report.verdict = Verdict::NoFailure;
@@ -462,7 +499,7 @@ Report triage_job(const PostmortemOptions& options, const std::vector<std::strin
                                   "files under WorkDir naming the job)",
                                   "", 0, "pass --logs DIR", 1});
   }
-  apply_slurm_facts(report, job);
+  apply_slurm_facts(report, job, words);
   return report;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "match/knowledge_tables.h"
 #include "model/report.h"
 #include "slurm/slurm_job.h"
 
@@ -61,6 +62,8 @@ SlurmAnswer wait_for_final_state(SlurmCommands& slurm, const std::string& job_id
 
 /// Adds `job` to `report` and adjusts the root cause where SLURM's state decides what the logs
 /// cannot (time limit, host OOM, node failure, cancellation, a failure with no cause in the logs).
-void apply_slurm_facts(Report& report, const SlurmJobInfo& job);
+/// The causes' words come from `words` (the rules' `slurm_states` table); one it lacks is given
+/// in plain words, with a `postmortem.slurm-state-missing` warning in the report.
+void apply_slurm_facts(Report& report, const SlurmJobInfo& job, const std::vector<SlurmStateEntry>& words);
 
 }  // namespace megatriage

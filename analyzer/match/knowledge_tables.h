@@ -1,13 +1,16 @@
 // Knowledge tables: what rules/ knows besides log-line rules — GPU generations, the OOM phase of
-// a traceback's frames, and which launch-script finding can explain which failure category.
+// a traceback's frames, which launch-script finding can explain which failure category, and the
+// words of the root causes SLURM's own state gives the postmortem.
 // rules.cc parses and validates them beside the rules (`rules.*` diagnostics); the stages that
-// use them (checks, lint glue) hold the lookups. Plain data; no JSON here.
+// use them (checks, lint glue, the postmortem) hold the lookups. Plain data; no JSON here.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "model/types.h"
 
 namespace megatriage {
 
@@ -45,12 +48,51 @@ struct LintRuleEntry {
   std::string source;
 };
 
+/// The ids of the `slurm_states` entries: the causes the postmortem takes from sacct's state.
+/// Which one applies is decided in app/postmortem.cc; the table only holds their words.
+namespace slurm_state {
+inline constexpr std::string_view kNodeFail = "sacct.node-fail";
+inline constexpr std::string_view kOutOfMemory = "sacct.out-of-memory";
+inline constexpr std::string_view kTimeout = "sacct.timeout";
+inline constexpr std::string_view kCancelled = "sacct.cancelled";
+inline constexpr std::string_view kFailed = "sacct.failed";
+}  // namespace slurm_state
+
+/// True for one of the slurm_state ids above.
+bool is_slurm_state_id(std::string_view id);
+
+/// True for a `{name}` the postmortem fills in a `slurm_states` text: job (`job 19`), job_id,
+/// nodes, limit (`elapsed 00:01:03 of a 00:01:00 limit`), state, exit_code, meaning (of the
+/// state), who (the cancelling user), uid, where (the logs' candidate: file:line),
+/// last_iteration, progress and at_iteration (the entry's own texts of those names).
+bool is_slurm_state_placeholder(std::string_view name);
+
+/// One `slurm_states` entry of `slurm-states.json`: the words of one sacct-decided cause.
+/// Texts hold `{placeholder}`s (is_slurm_state_placeholder). An empty optional text is left out.
+struct SlurmStateEntry {
+  std::string id;  // one of slurm_state::k*
+  Category category = Category::Unknown;
+  std::string title;     // of a root cause sacct alone gives
+  std::string explain;   // likewise; appended to the logs' cause where sacct confirms it
+  std::vector<std::string> checks;
+  std::string headline;
+  std::string confirm_reason;    // optional: the reason added where the logs already say it
+  std::string traceback_reason;  // optional: the reason added where a traceback is overruled
+  std::string progress;          // optional: {progress}, where the last iteration is known
+  std::string at_iteration;      // optional: {at_iteration}, likewise
+  std::string source;
+};
+
+/// The entry `id` of `table`; null when there is none (a user's override can drop one).
+const SlurmStateEntry* find_slurm_state(const std::vector<SlurmStateEntry>& table, std::string_view id);
+
 /// Every table, in file order (which is lookup order: the first matching entry wins). A later
 /// rules directory's entry with the same id replaces the earlier one in place.
 struct KnowledgeTables {
   std::vector<GpuGenerationEntry> gpu_generations;
   std::vector<OomPhaseEntry> oom_phases;
   std::vector<LintRuleEntry> lint_rules;
+  std::vector<SlurmStateEntry> slurm_states;
 };
 
 }  // namespace megatriage

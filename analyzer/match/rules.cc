@@ -545,7 +545,7 @@ bool read_file(const std::filesystem::path& path, std::string& out) {
 // Knowledge tables (knowledge_tables.h): parsed beside the rules, validated with the same codes.
 
 // The table keys a rules file may hold besides "rules".
-constexpr const char* kTableKeys[] = {"gpu_generations", "oom_phases", "lint_rules"};
+constexpr const char* kTableKeys[] = {"gpu_generations", "oom_phases", "lint_rules", "slurm_states"};
 
 bool is_table_key(std::string_view key) {
   return std::any_of(std::begin(kTableKeys), std::end(kTableKeys),
@@ -648,6 +648,59 @@ bool fill_lint_rule(const json& j, LintRuleEntry& e, RuleContext& ctx) {
   return ok;
 }
 
+bool fill_slurm_state(const json& j, SlurmStateEntry& e, RuleContext& ctx) {
+  if (!check_entry_keys(j,
+                        {"id", "category", "title", "explain", "checks", "headline", "confirm_reason",
+                         "traceback_reason", "progress", "at_iteration"},
+                        {"id", "category", "title", "explain", "checks", "headline"}, ctx)) {
+    return false;
+  }
+  bool ok = true;
+  if (get_string(j, "id", e.id, ctx) && !is_slurm_state_id(e.id)) {
+    ctx.report("rules.bad-value", "id \"" + e.id + "\" is not a cause the postmortem decides on",
+               "one of sacct.node-fail, sacct.out-of-memory, sacct.timeout, sacct.cancelled, sacct.failed");
+    ok = false;
+  }
+  std::string category;
+  if (get_string(j, "category", category, ctx) && !parse_category(category, e.category)) {
+    ctx.report("rules.bad-value", "category \"" + category + "\" is not one of oom, shape, import, nccl, unknown");
+    ok = false;
+  }
+  // The texts, each checked for names the postmortem does not fill (they would show as `{name}`).
+  const std::pair<const char*, std::string*> texts[] = {
+      {"title", &e.title},
+      {"explain", &e.explain},
+      {"headline", &e.headline},
+      {"confirm_reason", &e.confirm_reason},
+      {"traceback_reason", &e.traceback_reason},
+      {"progress", &e.progress},
+      {"at_iteration", &e.at_iteration},
+  };
+  auto check_placeholders = [&](const std::string& what, const std::string& text) {
+    for_each_placeholder(text, [&](std::string_view name) {
+      if (!is_slurm_state_placeholder(name)) {
+        ctx.report("rules.unknown-placeholder", what + " uses {" + std::string(name) + "}, which the postmortem does not fill");
+        ok = false;
+      }
+    });
+  };
+  for (const auto& [key, out] : texts) {
+    if (!j.contains(key)) continue;
+    if (!get_string(j, key, *out, ctx)) {
+      ok = false;
+      continue;
+    }
+    check_placeholders(std::string("\"") + key + "\"", *out);
+  }
+  if (get_string_list(j.at("checks"), "checks", e.checks, ctx) && no_empty_strings(e.checks, "checks", ctx)) {
+    for (std::size_t i = 0; i < e.checks.size(); ++i)
+      check_placeholders("check " + std::to_string(i + 1), e.checks[i]);
+  } else {
+    ok = false;
+  }
+  return ok;
+}
+
 /// Parses the table `key` of a file into `out` (entries in file order); each broken entry is
 /// reported and skipped, the rest load.
 template <typename Entry, typename Fill, typename Id>
@@ -699,6 +752,7 @@ void parse_table(const json& doc, const char* key, const std::string& text, cons
 std::string gpu_id(const GpuGenerationEntry& e) { return std::string(generation_name(e.generation)); }
 std::string phase_id(const OomPhaseEntry& e) { return e.phase; }
 std::string lint_id(const LintRuleEntry& e) { return e.id; }
+std::string slurm_state_id(const SlurmStateEntry& e) { return e.id; }
 
 void parse_tables(const json& doc, const std::string& text, const std::string& source_name,
                   DiagnosticSink& diags, KnowledgeTables& tables) {
@@ -710,6 +764,9 @@ void parse_tables(const json& doc, const std::string& text, const std::string& s
   }
   if (doc.contains("lint_rules")) {
     parse_table(doc, "lint_rules", text, source_name, diags, tables.lint_rules, fill_lint_rule, lint_id);
+  }
+  if (doc.contains("slurm_states")) {
+    parse_table(doc, "slurm_states", text, source_name, diags, tables.slurm_states, fill_slurm_state, slurm_state_id);
   }
 }
 
@@ -776,7 +833,7 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
     } else if (key != "rules") {
       diags.add(Severity::Error, "rules.unknown-key",
                 source_name + ": unknown top-level key \"" + key + "\"", source_name, 0,
-                "allowed: rules, gpu_generations, oom_phases, lint_rules");
+                "allowed: rules, gpu_generations, oom_phases, lint_rules, slurm_states");
     }
   }
   if (has_table) {
@@ -934,6 +991,8 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
                 table_ids_here, name, diags);
     merge_table(merged.oom_phases, step.tables.oom_phases, "oom_phases", phase_id, table_ids_here, name, diags);
     merge_table(merged.lint_rules, step.tables.lint_rules, "lint_rules", lint_id, table_ids_here, name, diags);
+    merge_table(merged.slurm_states, step.tables.slurm_states, "slurm_states", slurm_state_id, table_ids_here, name,
+                diags);
     for (Rule& rule : step.rules) {
       const auto here = defined_here.find(rule.id);
       if (here != defined_here.end()) {

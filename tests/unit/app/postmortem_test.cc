@@ -10,11 +10,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "slurm/slurm_commands.h"
+#include "support/repo_rules.h"
 
 namespace megatriage {
 namespace {
@@ -100,6 +103,29 @@ class CannedSlurm final : public SlurmCommands {
   std::size_t shows_ = 0, saccts_ = 0;
   Clock::time_point now_{};
 };
+
+// A rules directory of this test's own, removed at the end.
+struct SiteRules {
+  std::filesystem::path path;
+  explicit SiteRules(const std::string& name) {
+    path = std::filesystem::temp_directory_path() /
+           ("megatriage-postmortem-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~SiteRules() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path / name) << text; }
+};
+
+// A site's own words for a job that failed with nothing in its logs.
+constexpr const char* kSiteFailedWords = R"json({"slurm_states": [
+  {"id": "sacct.failed", "category": "unknown", "title": "Site: {job} ended {state}",
+   "explain": "Ask the site desk about {job_id}.", "checks": ["Open a ticket for {job_id}."],
+   "headline": "Site: {job} ended {state} ({meaning})"}
+]})json";
 
 int postmortem(CannedSlurm& slurm, std::string& out, std::string& err) {
   PostmortemOptions options;
@@ -276,6 +302,97 @@ TEST_SUITE("postmortem") {
       CHECK(postmortem(slurm, out, err) == 1);
       CHECK(slurm.calls == std::vector<std::string>{"scontrol show job 4242", "sacct -j 4242"});
     }
+  }
+  TEST_CASE("postmortem: a rules directory changes the words of a sacct cause, not the decision") {
+    SiteRules site("words");
+    site.write("site-slurm.json", kSiteFailedWords);
+    SUBCASE("no log found: the tables are loaded for SLURM's facts alone") {
+      CannedSlurm slurm;
+      slurm.show_job_answers = {ran(scontrol_job("FAILED"))};
+      slurm.sacct_answers = {ran(sacct_rows("FAILED"))};
+      PostmortemOptions options;
+      options.job_id = kJob;
+      options.format = "json";
+      options.rules_dirs = {site.path.string()};
+      std::string out, err;
+      CHECK(run_postmortem(options, slurm, out, err) == 1);
+      nlohmann::json doc = nlohmann::json::parse(out);
+      CHECK(doc["root_cause"]["rule"] == "sacct.failed");
+      CHECK(doc["root_cause"]["title"] == "Site: job 4242 ended FAILED");
+      CHECK(doc["root_cause"]["explain"] == "Ask the site desk about 4242.");
+      CHECK(doc["root_cause"]["confidence"] == "low");  // still the code's decision
+    }
+    SUBCASE("a log with no error: the words come with the triage's rules") {
+      SiteRules logs("logs");
+      logs.write("train-4242.out", "step 1 done\n");
+      CannedSlurm slurm;
+      slurm.show_job_answers = {ran(scontrol_job("FAILED"))};
+      slurm.sacct_answers = {ran(sacct_rows("FAILED"))};
+      PostmortemOptions options;
+      options.job_id = kJob;
+      options.format = "json";
+      options.logs_dir = logs.path.string();
+      options.report_dir = logs.path.string();
+      options.rules_dirs = {site.path.string()};
+      std::string out, err;
+      CHECK(run_postmortem(options, slurm, out, err) == 1);
+      CHECK(err.empty());
+      nlohmann::json doc = nlohmann::json::parse(out);
+      CHECK(doc["root_cause"]["rule"] == "sacct.failed");
+      CHECK(doc["root_cause"]["title"] == "Site: job 4242 ended FAILED");
+      CHECK(doc["root_cause"]["headline"].get<std::string>().rfind("Site: job 4242 ended FAILED (", 0) == 0);
+    }
+  }
+
+  TEST_CASE("postmortem: the repository's words, filled for the job") {
+    SlurmJobInfo job;
+    job.job_id = "19";
+    job.state = "TIMEOUT";
+    job.time_limit_hit = true;
+    job.elapsed = "01:00:03";
+    job.time_limit = "01:00:00";
+    job.node_list = "gpu[01-02]";
+    Report report;
+    report.root_cause.emplace();
+    report.root_cause->title = "NCCL watchdog timeout";
+    report.root_cause->evidence = Evidence::Line;
+    report.root_cause->facts["last_iteration"] = "120";
+    apply_slurm_facts(report, job, test::repo_matcher().tables().slurm_states);
+    REQUIRE(report.root_cause);
+    const RootCauseReport& r = *report.root_cause;
+    CHECK(r.rule == "sacct.timeout");
+    CHECK(r.category == Category::Unknown);
+    CHECK(r.title == "Job reached its time limit (hung or too slow)");
+    CHECK(r.headline == "Time limit reached in job 19 (elapsed 01:00:03 of a 01:00:00 limit) after iteration 120");
+    CHECK(r.explain.rfind("SLURM killed job 19 at its time limit (elapsed 01:00:03 of a 01:00:00 limit).", 0) == 0);
+    CHECK(r.explain.find(" The last iteration seen in the logs is 120: ") != std::string::npos);
+    REQUIRE(r.checks.size() == 2);
+    CHECK(r.checks[0].text.rfind("If training was progressing, raise --time", 0) == 0);
+    CHECK(r.checks[0].advice);
+    REQUIRE(r.reasons.size() == 1);
+    CHECK(r.reasons[0] == "the logs' own candidate, NCCL watchdog timeout at sacct, has no Python traceback; "
+                          "SLURM's state decides");
+    CHECK(report.diagnostics.empty());
+  }
+
+  TEST_CASE("postmortem: a cause whose words the rules lack is still given, with a warning") {
+    SlurmJobInfo job;
+    job.job_id = "11";
+    job.state = "NODE_FAIL";
+    job.node_fail = true;
+    std::vector<SlurmStateEntry> words = test::repo_matcher().tables().slurm_states;
+    std::erase_if(words, [](const SlurmStateEntry& e) { return e.id == slurm_state::kNodeFail; });
+    REQUIRE(words.size() == 4);
+    Report report;
+    apply_slurm_facts(report, job, words);
+    REQUIRE(report.root_cause);
+    CHECK(report.root_cause->rule == "sacct.node-fail");
+    CHECK(report.root_cause->title == "SLURM state NODE_FAIL");
+    CHECK(report.root_cause->checks.empty());
+    CHECK(report.verdict == Verdict::Failure);
+    REQUIRE(report.diagnostics.size() == 1);
+    CHECK(report.diagnostics[0].code == "postmortem.slurm-state-missing");
+    CHECK(report.diagnostics[0].message.find("'sacct.node-fail'") != std::string::npos);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "match/rule_matcher.h"
 #include "match/rule_tags.h"
 #include "match/rules.h"
+#include "support/repo_rules.h"
 
 using namespace megatriage;
 
@@ -116,7 +117,7 @@ TEST_CASE("renamed_rule: postmortem confirms a time limit by tag whatever the ru
   report.root_cause->rule = "site.wall-clock";
   report.root_cause->evidence = Evidence::Line;
   report.root_cause->rule_tags = {std::string(rule_tag::kTimeLimit)};
-  apply_slurm_facts(report, job);
+  apply_slurm_facts(report, job, test::repo_matcher().tables().slurm_states);
   REQUIRE(report.root_cause);
   CHECK(report.root_cause->rule == "site.wall-clock");
   CHECK(std::find(report.root_cause->reasons.begin(), report.root_cause->reasons.end(),
@@ -125,7 +126,7 @@ TEST_CASE("renamed_rule: postmortem confirms a time limit by tag whatever the ru
   untagged.root_cause.emplace();
   untagged.root_cause->rule = "slurm.time-limit";  // the old id alone decides nothing now
   untagged.root_cause->evidence = Evidence::Line;
-  apply_slurm_facts(untagged, job);
+  apply_slurm_facts(untagged, job, test::repo_matcher().tables().slurm_states);
   REQUIRE(untagged.root_cause);
   CHECK(untagged.root_cause->rule == "sacct.timeout");
 }

@@ -1,5 +1,5 @@
 // knowledge_tables: the tables in rules/ beside the rules (gpu_generations, oom_phases,
-// lint_rules) load from the repository, a broken entry gives its `rules.*` diagnostic and is
+// lint_rules, slurm_states) load from the repository, a broken entry gives its `rules.*` diagnostic and is
 // skipped, and a later rules directory overrides an entry by id in place.
 #include "match/knowledge_tables.h"
 
@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <unistd.h>
@@ -65,6 +66,20 @@ TEST_CASE("knowledge_tables: the repository's tables load cleanly, in file order
   CHECK(t.oom_phases[0].phase == "backward");
   CHECK(t.oom_phases[4].phase == "forward");
   CHECK(t.lint_rules.size() == 9);
+  // Every cause the postmortem takes from sacct has its words, with a title and a headline.
+  REQUIRE(t.slurm_states.size() == 5);
+  for (std::string_view id : {slurm_state::kNodeFail, slurm_state::kOutOfMemory, slurm_state::kTimeout,
+                              slurm_state::kCancelled, slurm_state::kFailed}) {
+    CAPTURE(id);
+    const SlurmStateEntry* e = find_slurm_state(t.slurm_states, id);
+    REQUIRE(e != nullptr);
+    CHECK_FALSE(e->title.empty());
+    CHECK_FALSE(e->headline.empty());
+    CHECK(e->source.find("slurm-states.json:") != std::string::npos);
+  }
+  CHECK(find_slurm_state(t.slurm_states, slurm_state::kOutOfMemory)->category == Category::Oom);
+  CHECK(find_slurm_state(t.slurm_states, slurm_state::kTimeout)->category == Category::Unknown);
+  CHECK(find_slurm_state(t.slurm_states, "sacct.preempted") == nullptr);
   // Tables are not rules: the rule count is that of the rule files alone.
   DiagnosticSink d2;
   KnowledgeTables only;
@@ -93,22 +108,42 @@ TEST_CASE("knowledge_tables: each broken entry is reported and skipped, the othe
       {"lint_rules", R"({"id": "lint.master-addr", "explains": ["network"]})", "rules.bad-value"},
       {"lint_rules", R"({"explains": ["nccl"]})", "rules.missing-key"},
       {"lint_rules", R"("lint.master-addr")", "rules.bad-value"},
+      {"slurm_states", R"({"id": "sacct.preempted", "category": "unknown", "title": "t", "explain": "e",
+                          "checks": [], "headline": "h"})", "rules.bad-value"},
+      {"slurm_states", R"({"id": "sacct.failed", "category": "host", "title": "t", "explain": "e",
+                          "checks": [], "headline": "h"})", "rules.bad-value"},
+      {"slurm_states", R"({"id": "sacct.failed", "category": "unknown", "title": "t", "explain": "e",
+                          "checks": []})", "rules.missing-key"},
+      {"slurm_states", R"({"id": "sacct.failed", "category": "unknown", "title": "t", "explain": "e",
+                          "checks": [], "headline": "h", "reason": "r"})", "rules.unknown-key"},
+      {"slurm_states", R"({"id": "sacct.failed", "category": "unknown", "title": "Job {jobid} ended",
+                          "explain": "e", "checks": [], "headline": "h"})", "rules.unknown-placeholder"},
+      {"slurm_states", R"({"id": "sacct.failed", "category": "unknown", "title": "t", "explain": "e",
+                          "checks": ["ask {owner}"], "headline": "h"})", "rules.unknown-placeholder"},
+      {"slurm_states", R"({"id": "sacct.failed", "category": "unknown", "title": "t", "explain": "e",
+                          "checks": "c", "headline": "h"})", "rules.bad-value"},
   };
   const std::string good_of[] = {
       R"({"id": "hopper", "compute_capability_major": [9, 9], "models": ["H100"]})",
       R"({"id": "forward", "functions": ["forward"], "path_parts": []})",
       R"({"id": "lint.no-venv", "explains": ["import"]})",
+      R"({"id": "sacct.timeout", "category": "unknown", "title": "Time limit in {job} for {limit}",
+          "explain": "e{progress}", "checks": ["sacct -j {job_id}"], "headline": "h{at_iteration}",
+          "progress": " at {last_iteration}", "at_iteration": " after {last_iteration}"})",
   };
   for (const Bad& c : cases) {
     CAPTURE(c.entry);
     const std::string key = c.key;
-    const std::string& good = key == "gpu_generations" ? good_of[0] : key == "oom_phases" ? good_of[1] : good_of[2];
+    const std::string& good = key == "gpu_generations" ? good_of[0]
+                              : key == "oom_phases"    ? good_of[1]
+                              : key == "lint_rules"    ? good_of[2]
+                                                       : good_of[3];
     DiagnosticSink d;
     KnowledgeTables t = parse_table(key, std::string(c.entry) + ",\n" + good, d);
     const Diagnostic* x = find_code(d, c.code);
     REQUIRE(x != nullptr);
     CHECK(x->message.find(key + " entry") != std::string::npos);
-    CHECK(t.gpu_generations.size() + t.oom_phases.size() + t.lint_rules.size() == 1);
+    CHECK(t.gpu_generations.size() + t.oom_phases.size() + t.lint_rules.size() + t.slurm_states.size() == 1);
   }
 }
 
@@ -159,6 +194,49 @@ TEST_CASE("knowledge_tables: a later directory overrides an entry in place and a
   load_rules({default_rules_dir(), site.path.string()}, d2, 1, nullptr, &t2);
   CHECK(find_code(d2, "rules.duplicate-id") != nullptr);
   CHECK(t2.oom_phases.back().functions.front() == "log_metrics");
+}
+
+TEST_CASE("knowledge_tables: a slurm_states entry parses with every text and placeholder kept") {
+  DiagnosticSink d;
+  KnowledgeTables t = parse_table("slurm_states", R"({"id": "sacct.cancelled", "category": "unknown",
+      "title": "Cancelled by {who}", "explain": "{job} was cancelled by {who}.",
+      "checks": ["Ask {who}.", "Look at {nodes}."], "headline": "Cancelled after {limit}",
+      "confirm_reason": "sacct: CANCELLED by {uid}"})", d);
+  for (const auto& x : d.items()) FAIL_CHECK(x.message);
+  REQUIRE(t.slurm_states.size() == 1);
+  const SlurmStateEntry& e = t.slurm_states[0];
+  CHECK(e.id == "sacct.cancelled");
+  CHECK(e.title == "Cancelled by {who}");
+  CHECK(e.explain == "{job} was cancelled by {who}.");
+  CHECK(e.checks == std::vector<std::string>{"Ask {who}.", "Look at {nodes}."});
+  CHECK(e.headline == "Cancelled after {limit}");
+  CHECK(e.confirm_reason == "sacct: CANCELLED by {uid}");
+  CHECK(e.traceback_reason.empty());  // optional texts left out stay empty
+  CHECK(e.progress.empty());
+  CHECK(e.source == "t.json:2");
+  CHECK(is_slurm_state_placeholder("last_iteration"));
+  CHECK_FALSE(is_slurm_state_placeholder("rank"));
+  CHECK(is_slurm_state_id("sacct.node-fail"));
+  CHECK_FALSE(is_slurm_state_id("slurm.node-fail"));
+}
+
+TEST_CASE("knowledge_tables: a later directory overrides a slurm_states entry in place") {
+  TempDir site("slurm");
+  site.write("site-slurm.json", R"({"slurm_states": [
+    {"id": "sacct.timeout", "category": "unknown", "title": "Wall clock exhausted for {job}",
+     "explain": "e", "checks": [], "headline": "h"}
+  ]})");
+  DiagnosticSink d;
+  KnowledgeTables t;
+  load_rules({default_rules_dir(), site.path.string()}, d, 1, nullptr, &t);
+  const Diagnostic* over = find_code(d, "rules.override");
+  REQUIRE(over != nullptr);
+  CHECK(over->message.find("slurm_states entry 'sacct.timeout' overrides") != std::string::npos);
+  REQUIRE(t.slurm_states.size() == 5);
+  CHECK(t.slurm_states[2].id == "sacct.timeout");  // same place as in the built-in file
+  CHECK(t.slurm_states[2].title == "Wall clock exhausted for {job}");
+  CHECK(t.slurm_states[2].checks.empty());
+  CHECK(t.slurm_states[2].source.find("site-slurm.json:") != std::string::npos);
 }
 
 TEST_CASE("knowledge_tables: generation names round-trip") {

@@ -214,6 +214,7 @@ TEST_CASE("slurm_job: file names that mention a job") {
 }
 
 #include "app/postmortem.h"
+#include "support/repo_rules.h"
 
 TEST_SUITE("slurm_job") {
 TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
@@ -221,7 +222,7 @@ TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
   SUBCASE("time limit with no traceback: hung or too slow") {
     Report r;
     r.verdict = Verdict::NoFailure;
-    apply_slurm_facts(r, job_of(kTimeout, "19"));
+    apply_slurm_facts(r, job_of(kTimeout, "19"), test::repo_matcher().tables().slurm_states);
     REQUIRE(r.root_cause);
     CHECK(r.verdict == Verdict::Failure);
     CHECK(r.root_cause->rule == "sacct.timeout");
@@ -235,12 +236,12 @@ TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
     r.root_cause.emplace();
     r.root_cause->evidence = Evidence::Traceback;
     r.root_cause->rule = "torch.shape-mismatch";
-    apply_slurm_facts(r, job_of(kTimeout, "19"));
+    apply_slurm_facts(r, job_of(kTimeout, "19"), test::repo_matcher().tables().slurm_states);
     CHECK(r.root_cause->rule == "torch.shape-mismatch");
   }
   SUBCASE("host OOM from a step's OUT_OF_MEMORY") {
     Report r;
-    apply_slurm_facts(r, job_of(kOom, "15"));
+    apply_slurm_facts(r, job_of(kOom, "15"), test::repo_matcher().tables().slurm_states);
     REQUIRE(r.root_cause);
     CHECK(r.root_cause->category == Category::Oom);
   }
@@ -249,13 +250,13 @@ TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
     r.root_cause.emplace();
     r.root_cause->evidence = Evidence::Traceback;
     r.root_cause->title = "Connection reset by peer";
-    apply_slurm_facts(r, job_of(kNodeFail, "11"));
+    apply_slurm_facts(r, job_of(kNodeFail, "11"), test::repo_matcher().tables().slurm_states);
     CHECK(r.root_cause->rule == "sacct.node-fail");
     CHECK_FALSE(r.root_cause->reasons.empty());
   }
   SUBCASE("cancelled by a user with no earlier cause") {
     Report r;
-    apply_slurm_facts(r, job_of(kCancelled, "4"));
+    apply_slurm_facts(r, job_of(kCancelled, "4"), test::repo_matcher().tables().slurm_states);
     REQUIRE(r.root_cause);
     CHECK(r.root_cause->rule == "sacct.cancelled");
     CHECK(r.root_cause->title.find("uid 0") != std::string::npos);
@@ -265,7 +266,7 @@ TEST_CASE("slurm_job: SLURM's state decides what the logs cannot") {
     r.root_cause.emplace();
     r.root_cause->evidence = Evidence::Traceback;
     r.root_cause->rule = "python.unclassified-exception";
-    apply_slurm_facts(r, job_of(kFailed, "25"));
+    apply_slurm_facts(r, job_of(kFailed, "25"), test::repo_matcher().tables().slurm_states);
     CHECK(r.root_cause->rule == "python.unclassified-exception");
     CHECK(r.verdict == Verdict::Failure);
   }
