@@ -23,6 +23,7 @@ void add_script_findings(Report& report, const std::vector<std::string>& scripts
     if (!report.root_cause) continue;
     LintOptions lint_options;
     lint_options.check_filesystem = false;  // the work tree lives on the cluster, not here
+    lint_options.texts = &lint_rules;       // the findings' words come with the rules
     for (const auto& f : lint_script(text, lint_options)) {
       auto& r = *report.root_cause;
       // Findings go before the rule's advice, which always comes last.

@@ -5,13 +5,16 @@
 #include <charconv>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <string>
 #include <system_error>
 #include <tuple>
 #include <utility>
 
 #include "lint/cuda_connections_rule.h"
 #include "lint/shell_words.h"
+#include "match/rule_matcher.h"
 
 // Structure: the shell tokenizer (shell_words.h) turns the script into #SBATCH directives and
 // simple commands (dequoted words, first line number, whether the command only runs
@@ -373,8 +376,22 @@ class Model {
 
 using Findings = std::vector<LintFinding>;
 
-void add(Findings& out, std::uint64_t line, std::string rule, std::string why, std::string fix) {
-  out.push_back(LintFinding{line, std::move(rule), std::move(why), std::move(fix)});
+using Values = std::map<std::string, std::string>;
+
+// A finding of `rule` in the words of its `variant` (rules/lint.json), `values` filled in. The
+// check decided the variant; the table only phrases it.
+void add(const Model& m, Findings& out, std::uint64_t line, std::string_view rule, std::string_view variant,
+         const Values& values = {}) {
+  const LintText* t = m.opts.texts ? find_lint_text(*m.opts.texts, rule, variant) : nullptr;
+  if (t == nullptr) {
+    out.push_back(LintFinding{line, std::string(rule),
+                              "the rules in use have no words for variant '" + std::string(variant) + "' of " +
+                                  std::string(rule),
+                              "restore the variant in the lint_rules entry (see rules/lint.json)"});
+    return;
+  }
+  out.push_back(LintFinding{line, std::string(rule), fill_placeholders(t->why, values),
+                            fill_placeholders(t->fix, values)});
 }
 
 std::size_t first_launch(const Model& m) {
@@ -412,12 +429,7 @@ std::optional<WorkDir> work_dir(const Model& m, std::size_t launch) {
 void check_cd_worktree(const Model& m, Findings& out) {
   std::size_t launch = first_launch(m);
   if (launch >= m.s.commands.size() || work_dir(m, launch)) return;
-  add(out, m.s.commands[launch].line, "lint.no-cd-worktree",
-      "the job is launched without `cd` into the work tree: it runs in whatever directory "
-      "sbatch was called from, so the workers may import another Megatron-LM checkout (or "
-      "none) and relative paths such as logs/ resolve elsewhere",
-      "add `cd /path/to/Megatron-LM` (the work tree on shared storage) after `set -euo "
-      "pipefail`, before the launch line");
+  add(m, out, m.s.commands[launch].line, "lint.no-cd-worktree", "default");
 }
 
 void check_no_venv(const Model& m, Findings& out) {
@@ -431,21 +443,10 @@ void check_no_venv(const Model& m, Findings& out) {
   std::error_code ec;
   if (!fs::is_directory(fs::path(target), ec) || ec) return;
   if (fs::is_directory(fs::path(target) / ".venv", ec) && !ec) return;
-  add(out, dir->line, "lint.no-venv",
-      target +
-          " exists but has no .venv: `uv sync` was not run in the work tree, so every "
-          "`uv run` on every node builds the environment inside the job (minutes per job, "
-          "and nodes race to write the same directory)",
-      "run `cd " + target +
-          " && uv sync --extra training --extra dev` (or `--extra lts`) once "
-          "on the login node before submitting");
+  add(m, out, dir->line, "lint.no-venv", "default", {{"path", target}});
 }
 
 void check_ntasks(const Model& m, Findings& out) {
-  const char* why_tail =
-      ": the runbook wants one srun task per node, each starting one torch.distributed.run that "
-      "spawns a worker per GPU; several tasks per node start several launchers per node that "
-      "fight over the same GPUs and the rendezvous port";
   std::optional<long> nodes = 1;
   if (auto n = m.sbatch({"--nodes", "-N"}))
     nodes = to_count(n->first.substr(0, n->first.find('-')));
@@ -453,16 +454,12 @@ void check_ntasks(const Model& m, Findings& out) {
   if (per_node) {
     auto v = to_count(per_node->first);
     if (v && *v != 1)
-      add(out, per_node->second, "lint.ntasks-per-node",
-          "#SBATCH --ntasks-per-node=" + per_node->first + why_tail,
-          "use `#SBATCH --ntasks-per-node=1` and let --nproc-per-node start the GPU workers");
+      add(m, out, per_node->second, "lint.ntasks-per-node", "sbatch-per-node", {{"value", per_node->first}});
   } else if (auto n = m.sbatch({"--ntasks", "-n"})) {
     auto v = to_count(n->first);
     if (v && nodes && *v > *nodes)
-      add(out, n->second, "lint.ntasks-per-node",
-          "#SBATCH --ntasks=" + n->first + " on " + std::to_string(*nodes) +
-              " node(s) puts several tasks on a node" + why_tail,
-          "remove `--ntasks` and add `#SBATCH --ntasks-per-node=1`");
+      add(m, out, n->second, "lint.ntasks-per-node", "sbatch-ntasks",
+          {{"value", n->first}, {"nodes", std::to_string(*nodes)}});
   }
   for (std::size_t i = 0; i < m.s.commands.size(); ++i) {
     const Command& c = m.s.commands[i];
@@ -480,8 +477,7 @@ void check_ntasks(const Model& m, Findings& out) {
       std::string v = m.expand(pn->value, i);
       auto n = to_count(v);
       if ((n && *n != 1) || (!n && gpu_ish(pn->value)))
-        add(out, c.line, "lint.ntasks-per-node", "srun --ntasks-per-node=" + pn->value + why_tail,
-            "use `srun --ntasks=${NNODES} --ntasks-per-node=1`");
+        add(m, out, c.line, "lint.ntasks-per-node", "srun-per-node", {{"value", pn->value}});
       continue;
     }
     auto nt = find_option(c.words, p + 1, end, {"--ntasks", "-n"});
@@ -491,19 +487,14 @@ void check_ntasks(const Model& m, Findings& out) {
       srun_nodes = m.count(sn->value, i);
     auto n = m.count(nt->value, i);
     if ((n && srun_nodes && *n > *srun_nodes) || (!n && gpu_ish(nt->value)))
-      add(out, c.line, "lint.ntasks-per-node",
-          "srun --ntasks=" + nt->value + " starts more tasks than nodes" + why_tail,
-          "use `srun --ntasks=${NNODES} --ntasks-per-node=1`");
+      add(m, out, c.line, "lint.ntasks-per-node", "srun-ntasks", {{"value", nt->value}});
   }
 }
 
 void check_bare_torchrun(const Model& m, Findings& out) {
   for (const Launch& l : m.launches)
     if (l.bare_torchrun)
-      add(out, m.s.commands[l.command].line, "lint.bare-torchrun",
-          "`torchrun` is called directly: depending on PATH and the venv setup it may dispatch "
-          "through an interpreter that does not see the work tree's .venv packages",
-          "replace `torchrun` with `uv run python -m torch.distributed.run` (same arguments)");
+      add(m, out, m.s.commands[l.command].line, "lint.bare-torchrun", "default");
 }
 
 // `$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)` in any quoting/spacing.
@@ -537,24 +528,23 @@ bool derives_from_node_list(const Model& m, std::string_view value, std::size_t 
   return false;
 }
 
-std::optional<std::string> master_addr_problem(const Model& m, std::string_view value,
-                                               std::size_t before) {
+// What is wrong with MASTER_ADDR=`value`: the lint.master-addr variant and the value its text
+// shows; nothing when it is right.
+struct MasterAddrProblem {
+  std::string_view variant;
+  std::string value;
+};
+
+std::optional<MasterAddrProblem> master_addr_problem(const Model& m, std::string_view value,
+                                                     std::size_t before) {
   if (from_first_node(value)) return std::nullopt;
   if (!squeezed_contains(value, {"scontrolshowhostname"}) &&
       derives_from_node_list(m, value, before, 0))
     return std::nullopt;
   std::string v = m.expand(value, before);
-  if (v == "localhost" || v == "127.0.0.1" || v == "0.0.0.0")
-    return "MASTER_ADDR is " + v +
-           ": every node looks for the rendezvous on itself, so ranks "
-           "on the other nodes wait until the rendezvous times out";
-  if (!v.empty() && v.find_first_of("$`") == std::string::npos)
-    return "MASTER_ADDR is hard-coded to " + v +
-           ": the first node changes with every "
-           "allocation, so the other nodes connect to a host that is not in the job";
-  return "MASTER_ADDR=" + std::string(value) +
-         " is not the allocation's first node: every "
-         "node must agree on one rendezvous host, taken from the job's node list";
+  if (v == "localhost" || v == "127.0.0.1" || v == "0.0.0.0") return MasterAddrProblem{"localhost", v};
+  if (!v.empty() && v.find_first_of("$`") == std::string::npos) return MasterAddrProblem{"hard-coded", v};
+  return MasterAddrProblem{"not-first-node", std::string(value)};
 }
 
 bool has_rdzv(const Words& args) {
@@ -564,12 +554,10 @@ bool has_rdzv(const Words& args) {
 }
 
 void check_master_addr(const Model& m, Findings& out) {
-  const char* fix =
-      "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)";
   for (const Assignment& a : m.assignments)
     if (a.name == "MASTER_ADDR")
-      if (auto why = master_addr_problem(m, a.value, a.command))
-        add(out, a.line, "lint.master-addr", *why, fix);
+      if (auto problem = master_addr_problem(m, a.value, a.command))
+        add(m, out, a.line, "lint.master-addr", problem->variant, {{"value", problem->value}});
   for (const Launch& l : m.launches) {
     Words args = m.launcher_args(l);
     if (has_rdzv(args)) continue;
@@ -579,13 +567,11 @@ void check_master_addr(const Model& m, Findings& out) {
     std::string name = Model::variable_reference(addr->value);
     if (!name.empty()) {
       if (name == "MASTER_ADDR" && !m.latest(name, l.command))
-        add(out, line, "lint.master-addr",
-            "--master-addr uses $MASTER_ADDR, which the script never sets: torch.distributed.run "
-            "gets an empty or inherited address and the nodes do not meet",
-            fix);
-    } else if (auto why = master_addr_problem(m, addr->value, l.command)) {
-      add(out, line, "lint.master-addr", *why,
-          std::string(fix) + " and pass --master-addr=${MASTER_ADDR}");
+        add(m, out, line, "lint.master-addr", "launcher-unset");
+    } else if (auto problem = master_addr_problem(m, addr->value, l.command)) {
+      // The launcher's own argument: the fix also says to pass the exported address.
+      add(m, out, line, "lint.master-addr", "launcher-" + std::string(problem->variant),
+          {{"value", problem->value}});
     }
   }
 }
@@ -620,10 +606,8 @@ void check_launcher_args(const Model& m, Findings& out) {
       fix += sep + std::string(in_body ? r.quoted : r.plain);
     }
     if (missing.empty()) continue;
-    add(out, m.s.commands[l.command].line, "lint.launcher-args",
-        "torch.distributed.run lacks " + missing + ": " + effects +
-            ", so the nodes never form one worker group",
-        "add " + fix + " to the torch.distributed.run arguments");
+    add(m, out, m.s.commands[l.command].line, "lint.launcher-args", "default",
+        {{"missing", missing}, {"effects", effects}, {"arguments", fix}});
   }
 }
 
@@ -664,19 +648,25 @@ void check_nproc_vs_gpus(const Model& m, Findings& out) {
     if (!np) continue;
     auto n = m.count(np->value, l.command);
     if (!n || *n == *gpus) continue;
-    std::string via;
+    // Variant: fewer or more ranks than GPUs, and how the count is spelled (a literal, a
+    // variable the script assigns, one it does not).
+    Values values{{"count", std::to_string(*n)},
+                  {"gpus", std::to_string(*gpus)},
+                  {"gpu_option", spelled},
+                  {"gpu_line", std::to_string(gpu_line)}};
+    std::string spelling = "literal";
     std::string name = Model::variable_reference(np->value);
-    if (const Assignment* a = name.empty() ? nullptr : m.latest(name, l.command))
-      via = " (" + name + "=" + a->value + " on line " + std::to_string(a->line) + ")";
-    std::string effect = *n < *gpus ? "GPUs sit idle and the job runs on fewer ranks than planned"
-                                    : "ranks share GPUs or fail with an invalid device ordinal";
-    std::string fix = name.empty() ? "use --nproc-per-node=" + std::to_string(*gpus)
-                                   : "set " + name + "=" + std::to_string(*gpus);
-    add(out, m.s.commands[l.command].line, "lint.nproc-vs-gpus",
-        "--nproc-per-node is " + std::to_string(*n) + via + " but each node gets " +
-            std::to_string(*gpus) + " GPUs (" + spelled + ", line " + std::to_string(gpu_line) +
-            "): " + effect,
-        fix + " so that --nproc-per-node equals the GPUs per node");
+    if (!name.empty()) {
+      values["variable"] = name;
+      spelling = "unassigned";
+      if (const Assignment* a = m.latest(name, l.command)) {
+        spelling = "variable";
+        values["assigned"] = a->value;
+        values["assigned_line"] = std::to_string(a->line);
+      }
+    }
+    add(m, out, m.s.commands[l.command].line, "lint.nproc-vs-gpus",
+        std::string(*n < *gpus ? "fewer-" : "more-") + spelling, values);
   }
 }
 
@@ -696,27 +686,11 @@ void check_cuda_device_max_connections(const Model& m, Findings& out) {
     if (a.name != "CUDA_DEVICE_MAX_CONNECTIONS" || a.conditional) continue;
     std::string v = m.expand(a.value, a.command);
     if (fsdp && !cuda_connections_value_fits(fsdp_needs, v)) {
-      add(out, a.line, "lint.cuda-device-max-connections",
-          "CUDA_DEVICE_MAX_CONNECTIONS=1 together with " + fsdp->first + " (line " +
-              std::to_string(fsdp->second) +
-              "): Torch-FSDP2 and Megatron-FSDP must not run "
-              "with 1, which serialises the kernels their communication overlap depends on",
-          "remove the export for FSDP runs (set it to 1 only for non-FSDP runs with TP>1 or "
-          "CP>1 on pre-Blackwell GPUs)");
+      add(m, out, a.line, "lint.cuda-device-max-connections", "fsdp",
+          {{"flag", fsdp->first}, {"flag_line", std::to_string(fsdp->second)}});
     } else if (!(moe_overlap && cuda_connections_value_fits(moe_overlap_needs, v))) {
-      std::string moe = moe_overlap ? "; this script uses --overlap-moe-expert-parallel-comm, "
-                                      "which wants 32"
-                                    : "";
-      add(out, a.line, "lint.cuda-device-max-connections",
-          "CUDA_DEVICE_MAX_CONNECTIONS=" + a.value +
-              " is set for every run, but the right value "
-              "depends on hardware and parallelism: 1 on pre-Blackwell GPUs with TP>1 or CP>1 and "
-              "no "
-              "FSDP, not needed on Blackwell/GB200, never 1 with FSDP, 32 with "
-              "--overlap-moe-expert-parallel-comm" +
-              moe,
-          "set it only when the configuration needs it, e.g. `if (( TP > 1 || CP > 1 )); then "
-          "export CUDA_DEVICE_MAX_CONNECTIONS=1; fi` on Hopper/Ampere, otherwise remove the line");
+      add(m, out, a.line, "lint.cuda-device-max-connections",
+          moe_overlap ? "every-run-moe-overlap" : "every-run", {{"value", a.value}});
     }
   }
 }
@@ -732,15 +706,14 @@ bool is_node_local(std::string_view p) {
 
 void check_node_local_paths(const Model& m, Findings& out) {
   auto dir = work_dir(m, first_launch(m));
-  std::string shared = dir && dir->target.starts_with("/") ? dir->target : "the shared work tree";
+  const bool tree_known = dir && dir->target.starts_with("/");
+  // Variant: the path as written or also expanded; the work tree named or not.
   auto report = [&](std::uint64_t line, const std::string& what, const std::string& path,
                     const std::string& expanded) {
-    std::string shown = path == expanded ? path : path + " = " + expanded;
-    add(out, line, "lint.node-local-path",
-        what + " writes to " + shown +
-            ", which is node-local: it vanishes when the job ends and "
-            "the other nodes (and you, after the job) cannot see it",
-        "write it to shared storage instead, e.g. under " + shared);
+    Values values{{"what", what}, {"path", path}, {"expanded", expanded}};
+    if (tree_known) values["work_tree"] = dir->target;
+    add(m, out, line, "lint.node-local-path",
+        std::string(path == expanded ? "literal" : "expanded") + (tree_known ? "" : "-no-work-tree"), values);
   };
   for (const Directive& d : m.s.directives)
     for (auto names : {std::initializer_list<std::string_view>{"--output", "-o"},

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "match/knowledge_tables.h"
+
 namespace megatriage {
 
 /// One defect in a script. Owns its strings.
@@ -24,6 +26,10 @@ struct LintFinding {
 struct LintOptions {
   /// Look for `<worktree>/.venv` when the `cd` target is an absolute path that exists here.
   bool check_filesystem = true;
+  /// The words of the findings: the loaded rules' `lint_rules` table (rules/lint.json), which
+  /// must outlive the call. Null, or a table without a finding's variant, gives that finding
+  /// a stand-in text that names the missing entry; the finding itself is still reported.
+  const std::vector<LintRuleEntry>* texts = nullptr;
 };
 
 /// Lints an sbatch script against the runbook's launch rules. Never throws. Findings are

@@ -1,5 +1,5 @@
-// Knowledge tables: the names of GPU generations and of the slurm_states ids and placeholders
-// (the tables themselves are parsed in rules.cc).
+// Knowledge tables: the names of GPU generations, of the slurm_states ids and placeholders and
+// of the lint texts' placeholders, and the lookups (the tables themselves are parsed in rules.cc).
 
 #include "match/knowledge_tables.h"
 
@@ -24,6 +24,11 @@ constexpr std::string_view kSlurmStateIds[] = {slurm_state::kNodeFail, slurm_sta
 constexpr std::string_view kSlurmStatePlaceholders[] = {
     "job",  "job_id", "nodes", "limit",          "state",    "exit_code",   "meaning",
     "who",  "uid",    "where", "last_iteration", "progress", "at_iteration"};
+
+constexpr std::string_view kLintPlaceholders[] = {
+    "value",    "nodes", "path",     "count",   "variable",  "assigned",  "assigned_line",
+    "gpus",     "gpu_option", "gpu_line", "missing", "effects", "arguments", "flag",
+    "flag_line", "what", "expanded", "work_tree"};
 
 }  // namespace
 
@@ -56,6 +61,23 @@ bool is_slurm_state_placeholder(std::string_view name) {
 const SlurmStateEntry* find_slurm_state(const std::vector<SlurmStateEntry>& table, std::string_view id) {
   for (const SlurmStateEntry& e : table) {
     if (e.id == id) return &e;
+  }
+  return nullptr;
+}
+
+bool is_lint_placeholder(std::string_view name) {
+  return std::find(std::begin(kLintPlaceholders), std::end(kLintPlaceholders), name) !=
+         std::end(kLintPlaceholders);
+}
+
+const LintText* find_lint_text(const std::vector<LintRuleEntry>& table, std::string_view rule,
+                               std::string_view variant) {
+  for (const LintRuleEntry& e : table) {
+    if (e.id != rule) continue;
+    for (const LintText& t : e.variants) {
+      if (t.variant == variant) return &t;
+    }
+    return nullptr;  // ids are unique after merging: no other entry can have it
   }
   return nullptr;
 }

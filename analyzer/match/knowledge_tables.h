@@ -41,12 +41,32 @@ struct OomPhaseEntry {
   std::string source;
 };
 
-/// One `lint_rules` entry of `lint.json`: report categories a finding of `id` can explain alone.
+/// The words of one variant of a lint finding: lint.cc decides which variant a defect is and
+/// fills the `{placeholder}`s (is_lint_placeholder) with the script's values.
+struct LintText {
+  std::string variant;  // kebab-case key in the entry's `variants` (`sbatch-ntasks`)
+  std::string why;
+  std::string fix;
+};
+
+/// One `lint_rules` entry of `lint.json`: report categories a finding of `id` can explain
+/// alone, and the words of each variant of the finding.
 struct LintRuleEntry {
   std::string id;  // `lint.kebab-name`, as LintFinding::rule
   std::vector<std::string> explains;
+  std::vector<LintText> variants;  // key order
   std::string source;
 };
+
+/// True for a `{name}` lint.cc fills in a lint text: value, nodes, path, count, variable,
+/// assigned, assigned_line, gpus, gpu_option, gpu_line, missing, effects, arguments, flag,
+/// flag_line, what, expanded, work_tree. (`${NAME}` in a text is shell, not a placeholder.)
+bool is_lint_placeholder(std::string_view name);
+
+/// The words of variant `variant` of finding `rule`; null when the table lacks the entry or
+/// the variant (a user's override can drop either).
+const LintText* find_lint_text(const std::vector<LintRuleEntry>& table, std::string_view rule,
+                               std::string_view variant);
 
 /// The ids of the `slurm_states` entries: the causes the postmortem takes from sacct's state.
 /// Which one applies is decided in app/postmortem.cc; the table only holds their words.

@@ -627,8 +627,59 @@ bool fill_oom_phase(const json& j, OomPhaseEntry& e, RuleContext& ctx) {
   return ok;
 }
 
+// The `variants` of a lint_rules entry: {"kebab-name": {"why": text, "fix": text}, ...}, each
+// text's placeholders ones lint.cc fills. `${NAME}` is the script's shell, left alone.
+bool fill_lint_variants(const json& variants, LintRuleEntry& e, RuleContext& ctx) {
+  if (!variants.is_object()) {
+    ctx.report("rules.bad-value", "\"variants\" must be an object of {\"why\": ..., \"fix\": ...} objects");
+    return false;
+  }
+  bool ok = true;
+  for (const auto& [name, v] : variants.items()) {
+    if (!valid_tag(name)) {
+      ctx.report("rules.bad-value", "variant \"" + name + "\" is not kebab-case (lower-case words joined by '-')");
+      ok = false;
+      continue;
+    }
+    if (!v.is_object()) {
+      ctx.report("rules.bad-value", "variant \"" + name + "\" must be an object with \"why\" and \"fix\"");
+      ok = false;
+      continue;
+    }
+    if (!check_entry_keys(v, {"why", "fix"}, {"why", "fix"}, ctx)) {
+      ok = false;
+      continue;
+    }
+    LintText t;
+    t.variant = name;
+    const std::pair<const char*, std::string*> texts[] = {{"why", &t.why}, {"fix", &t.fix}};
+    for (const auto& [key, out] : texts) {
+      if (!get_string(v, key, *out, ctx)) {
+        ok = false;
+        continue;
+      }
+      if (out->empty()) {
+        ctx.report("rules.bad-value", "variant \"" + name + "\": \"" + key + "\" must not be empty");
+        ok = false;
+      }
+      const std::string& text = *out;
+      for_each_placeholder(text, [&](std::string_view p) {
+        const std::size_t at = static_cast<std::size_t>(p.data() - text.data());
+        if (at >= 2 && text[at - 2] == '$') return;  // `${NNODES}`: the script's variable
+        if (!is_lint_placeholder(p)) {
+          ctx.report("rules.unknown-placeholder", "variant \"" + name + "\" " + key + " uses {" + std::string(p) +
+                                                      "}, which lint does not fill");
+          ok = false;
+        }
+      });
+    }
+    e.variants.push_back(std::move(t));
+  }
+  return ok;
+}
+
 bool fill_lint_rule(const json& j, LintRuleEntry& e, RuleContext& ctx) {
-  if (!check_entry_keys(j, {"id", "explains"}, {"id", "explains"}, ctx)) return false;
+  if (!check_entry_keys(j, {"id", "explains", "variants"}, {"id", "explains"}, ctx)) return false;
   bool ok = true;
   if (get_string(j, "id", e.id, ctx) && (!valid_rule_id(e.id) || !e.id.starts_with("lint."))) {
     ctx.report("rules.bad-value", "id \"" + e.id + "\" is not of the form lint.kebab-name");
@@ -645,6 +696,7 @@ bool fill_lint_rule(const json& j, LintRuleEntry& e, RuleContext& ctx) {
   } else {
     ok = false;
   }
+  if (j.contains("variants")) ok = fill_lint_variants(j.at("variants"), e, ctx) && ok;
   return ok;
 }
 

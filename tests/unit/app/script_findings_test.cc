@@ -48,6 +48,7 @@ TEST_CASE("script_findings: which lint findings explain which categories") {
 TEST_CASE("script_findings: findings go before the advice, as failed checks with the script line") {
   LintOptions options;
   options.check_filesystem = false;
+  options.texts = &lint_rules();
   const auto findings = lint_script(kScript, options);
   REQUIRE_FALSE(findings.empty());
   const std::string path = write_temp("job.sbatch", kScript);

@@ -79,6 +79,7 @@ std::vector<LintFinding> cdmc_findings(bool fsdp, bool moe_overlap, const std::s
                        (moe_overlap ? " --overlap-moe-expert-parallel-comm" : "") + "\n";
   LintOptions options;
   options.check_filesystem = false;
+  options.texts = &test::repo_matcher().tables().lint_rules;
   std::vector<LintFinding> out;
   for (LintFinding& f : lint_script(script, options))
     if (f.rule == "lint.cuda-device-max-connections") out.push_back(std::move(f));

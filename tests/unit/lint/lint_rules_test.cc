@@ -42,6 +42,7 @@ TEST_CASE("lint_rules: the table lists every rule a bad script gets") {
       "srun torchrun --nproc-per-node=4 pretrain_gpt.py --data-path /tmp/data\n";
   LintOptions options;
   options.check_filesystem = false;
+  options.texts = &repo_table();
   const auto findings = lint_script(script, options);
   REQUIRE(!findings.empty());
   for (const LintFinding& f : findings) {

@@ -9,6 +9,8 @@
 #include <system_error>
 #include <vector>
 
+#include "support/repo_rules.h"
+
 using namespace megatriage;
 
 namespace doctest {
@@ -79,6 +81,7 @@ std::string with(std::string s, const std::string& from, const std::string& to) 
 std::vector<LintFinding> lint(const std::string& s, bool fs = false) {
   LintOptions o;
   o.check_filesystem = fs;
+  o.texts = &test::repo_matcher().tables().lint_rules;
   return lint_script(s, o);
 }
 
@@ -428,6 +431,38 @@ TEST_CASE("lint: garbage and cut-off scripts do not crash") {
                         "export MASTER_ADDR=", "fi\ndone\nesac\n", "srun bash -c", "\0\xff\n"}) {
     CAPTURE(s);
     CHECK_NOTHROW(lint(s, true));
+  }
+}
+
+TEST_CASE("lint: the findings' words come from the lint_rules table, a missing variant is named") {
+  const std::string script = "#!/bin/bash\n#SBATCH --nodes=2\nexport MASTER_ADDR=localhost\n";
+  LintOptions o;
+  o.check_filesystem = false;
+  // The repository's words, with the script's value filled in.
+  o.texts = &test::repo_matcher().tables().lint_rules;
+  auto found = lint_script(script, o);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].rule == "lint.master-addr");
+  CHECK(found[0].why.rfind("MASTER_ADDR is localhost: every node", 0) == 0);
+  // A site's override rewords it; the decision (rule, line) is the same.
+  std::vector<LintRuleEntry> site = test::repo_matcher().tables().lint_rules;
+  for (LintRuleEntry& e : site)
+    if (e.id == "lint.master-addr") e.variants = {LintText{"localhost", "{value} is this node only", "ask ops"}};
+  o.texts = &site;
+  found = lint_script(script, o);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].line == 3);
+  CHECK(found[0].why == "localhost is this node only");
+  CHECK(found[0].fix == "ask ops");
+  // The variant gone (or no table at all): still one finding, whose words say what is missing.
+  site.clear();
+  const std::vector<LintRuleEntry>* const tables[] = {&site, nullptr};
+  for (const std::vector<LintRuleEntry>* table : tables) {
+    o.texts = table;
+    found = lint_script(script, o);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].rule == "lint.master-addr");
+    CHECK(found[0].why == "the rules in use have no words for variant 'localhost' of lint.master-addr");
   }
 }
 

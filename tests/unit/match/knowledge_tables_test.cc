@@ -108,6 +108,18 @@ TEST_CASE("knowledge_tables: each broken entry is reported and skipped, the othe
       {"lint_rules", R"({"id": "lint.master-addr", "explains": ["network"]})", "rules.bad-value"},
       {"lint_rules", R"({"explains": ["nccl"]})", "rules.missing-key"},
       {"lint_rules", R"("lint.master-addr")", "rules.bad-value"},
+      {"lint_rules", R"({"id": "lint.no-venv", "explains": [], "variants": {"default": {"why": "{dir} has no .venv",
+                        "fix": "f"}}})", "rules.unknown-placeholder"},
+      {"lint_rules", R"({"id": "lint.no-venv", "explains": [], "variants": {"default": {"why": "w"}}})",
+       "rules.missing-key"},
+      {"lint_rules", R"({"id": "lint.no-venv", "explains": [], "variants": {"default": {"why": "w", "fix": ""}}})",
+       "rules.bad-value"},
+      {"lint_rules", R"({"id": "lint.no-venv", "explains": [], "variants": {"Default": {"why": "w", "fix": "f"}}})",
+       "rules.bad-value"},
+      {"lint_rules", R"({"id": "lint.no-venv", "explains": [], "variants": [{"why": "w", "fix": "f"}]})",
+       "rules.bad-value"},
+      {"lint_rules", R"({"id": "lint.no-venv", "explains": [], "variants": {"default": {"why": "w", "fix": "f",
+                        "see": "x"}}})", "rules.unknown-key"},
       {"slurm_states", R"({"id": "sacct.preempted", "category": "unknown", "title": "t", "explain": "e",
                           "checks": [], "headline": "h"})", "rules.bad-value"},
       {"slurm_states", R"({"id": "sacct.failed", "category": "host", "title": "t", "explain": "e",
@@ -237,6 +249,60 @@ TEST_CASE("knowledge_tables: a later directory overrides a slurm_states entry in
   CHECK(t.slurm_states[2].title == "Wall clock exhausted for {job}");
   CHECK(t.slurm_states[2].checks.empty());
   CHECK(t.slurm_states[2].source.find("site-slurm.json:") != std::string::npos);
+}
+
+TEST_CASE("knowledge_tables: a lint_rules entry keeps each variant's words; ${NAME} is the script's") {
+  DiagnosticSink d;
+  KnowledgeTables t = parse_table("lint_rules", R"j({"id": "lint.ntasks-per-node", "explains": ["nccl"],
+      "variants": {"srun-ntasks": {"why": "srun --ntasks={value} on {nodes} node(s)",
+                                   "fix": "use `srun --ntasks=${NNODES}`"},
+                   "sbatch-ntasks": {"why": "w", "fix": "f"}}})j", d);
+  for (const auto& x : d.items()) FAIL_CHECK(x.message);
+  REQUIRE(t.lint_rules.size() == 1);
+  const LintText* srun = find_lint_text(t.lint_rules, "lint.ntasks-per-node", "srun-ntasks");
+  REQUIRE(srun != nullptr);
+  CHECK(srun->why == "srun --ntasks={value} on {nodes} node(s)");
+  CHECK(srun->fix == "use `srun --ntasks=${NNODES}`");
+  CHECK(find_lint_text(t.lint_rules, "lint.ntasks-per-node", "sbatch-ntasks")->fix == "f");
+  // A missing variant or entry is no text, not a crash.
+  CHECK(find_lint_text(t.lint_rules, "lint.ntasks-per-node", "sbatch-per-node") == nullptr);
+  CHECK(find_lint_text(t.lint_rules, "lint.master-addr", "localhost") == nullptr);
+  CHECK(find_lint_text({}, "lint.master-addr", "localhost") == nullptr);
+  // An entry without variants (only its categories) still loads.
+  DiagnosticSink d2;
+  KnowledgeTables t2 = parse_table("lint_rules", R"({"id": "lint.no-venv", "explains": ["import"]})", d2);
+  REQUIRE(t2.lint_rules.size() == 1);
+  CHECK(t2.lint_rules[0].variants.empty());
+  CHECK(is_lint_placeholder("gpus"));
+  CHECK_FALSE(is_lint_placeholder("NNODES"));
+}
+
+TEST_CASE("knowledge_tables: every built-in lint variant has words, and a later directory rewords one") {
+  DiagnosticSink d0;
+  KnowledgeTables built_in;
+  load_rules({default_rules_dir()}, d0, 1, nullptr, &built_in);
+  REQUIRE(built_in.lint_rules.size() == 9);
+  for (const LintRuleEntry& e : built_in.lint_rules) {
+    CAPTURE(e.id);
+    CHECK_FALSE(e.variants.empty());
+  }
+  TempDir site("lint");
+  site.write("site-lint.json", R"({"lint_rules": [
+    {"id": "lint.bare-torchrun", "explains": [], "variants": {"default": {"why": "no torchrun here", "fix": "use srun"}}}
+  ]})");
+  DiagnosticSink d;
+  KnowledgeTables t;
+  load_rules({default_rules_dir(), site.path.string()}, d, 1, nullptr, &t);
+  const Diagnostic* over = find_code(d, "rules.override");
+  REQUIRE(over != nullptr);
+  CHECK(over->message.find("lint_rules entry 'lint.bare-torchrun' overrides") != std::string::npos);
+  REQUIRE(t.lint_rules.size() == 9);
+  CHECK(t.lint_rules[0].id == "lint.bare-torchrun");  // same place as in the built-in file
+  CHECK(t.lint_rules[0].explains.empty());
+  const LintText* text = find_lint_text(t.lint_rules, "lint.bare-torchrun", "default");
+  REQUIRE(text != nullptr);
+  CHECK(text->why == "no torchrun here");
+  CHECK(text->fix == "use srun");
 }
 
 TEST_CASE("knowledge_tables: generation names round-trip") {
