@@ -53,5 +53,38 @@ TEST_CASE("lint_rules: the table lists every rule a bad script gets") {
   }
 }
 
+TEST_CASE("lint_rules: the table has words for every variant the checks choose") {
+  // Scripts that between them reach each variant of rules/lint.json (a typo in a variant name in
+  // lint.cc would give the stand-in words instead).
+  const char* const scripts[] = {
+      "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=8\n#SBATCH --gpus-per-node=8\n"
+      "export MASTER_ADDR=localhost\nsrun torchrun --nproc-per-node=4 x.py --save /tmp/ckpt > /tmp/x.log\n",
+      "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks=16\n#SBATCH --gres=gpu:h100:8\nGPUS=16\n"
+      "export MASTER_ADDR=node001\ncd /shared/wt\nsrun --ntasks=$GPUS_PER_NODE bash -c \"uv run python -m "
+      "torch.distributed.run --nproc-per-node=$GPUS --master-addr=10.0.0.1 x.py --log-dir $TMPDIR/tb\"\n",
+      "#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --gpus-per-node=8\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+      "srun --ntasks-per-node=$GPUS_PER_NODE uv run python -m torch.distributed.run --nproc-per-node=$NP "
+      "--master-addr=$MASTER_ADDR x.py --use-torch-fsdp2\n",
+      "#!/bin/bash\n#SBATCH --nodes=2\nexport CUDA_DEVICE_MAX_CONNECTIONS=8\nexport MASTER_ADDR=$HEAD\n"
+      "srun --ntasks=4 --nodes=2 python -m torch.distributed.run x.py --overlap-moe-expert-parallel-comm\n",
+      "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gpus-per-node=8\nOUT=/tmp/run1\ncd /shared/wt\n"
+      "srun uv run python -m torch.distributed.run --nproc-per-node=${NPROC:-4} x.py --save $OUT/ckpt\n",
+  };
+  LintOptions options;
+  options.check_filesystem = false;
+  options.texts = &repo_table();
+  std::size_t findings = 0;
+  for (const char* script : scripts) {
+    for (const LintFinding& f : lint_script(script, options)) {
+      CAPTURE(f.rule);
+      CAPTURE(f.why);
+      ++findings;
+      CHECK(f.why.find("have no words for variant") == std::string::npos);
+      CHECK(f.why.find('{') == std::string::npos);  // every placeholder filled
+    }
+  }
+  CHECK(findings >= 20);
+}
+
 }  // TEST_SUITE
 }  // namespace megatriage
