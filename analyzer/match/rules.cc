@@ -556,7 +556,9 @@ bool is_table_key(std::string_view key) {
 bool check_entry_keys(const json& j, std::initializer_list<const char*> allowed,
                       std::initializer_list<const char*> required, RuleContext& ctx) {
   bool ok = true;
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    // Named, not a structured binding: clang 14 cannot capture a binding in a lambda.
+    const std::string& key = item.key();
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* k) { return key == k; })) {
       std::string list;
       for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
@@ -635,7 +637,9 @@ bool fill_lint_variants(const json& variants, LintRuleEntry& e, RuleContext& ctx
     return false;
   }
   bool ok = true;
-  for (const auto& [name, v] : variants.items()) {
+  for (const auto& variant : variants.items()) {
+    const std::string& name = variant.key();  // not bindings: the lambda below captures them
+    const json& v = variant.value();
     if (!valid_tag(name)) {
       ctx.report("rules.bad-value", "variant \"" + name + "\" is not kebab-case (lower-case words joined by '-')");
       ok = false;
@@ -653,7 +657,9 @@ bool fill_lint_variants(const json& variants, LintRuleEntry& e, RuleContext& ctx
     LintText t;
     t.variant = name;
     const std::pair<const char*, std::string*> texts[] = {{"why", &t.why}, {"fix", &t.fix}};
-    for (const auto& [key, out] : texts) {
+    for (const auto& field : texts) {
+      const char* key = field.first;
+      std::string* out = field.second;
       if (!get_string(v, key, *out, ctx)) {
         ok = false;
         continue;
