@@ -596,10 +596,14 @@ FileResult IncrementalAnalyzer::snapshot() const {
                                                        Compression::None, file_.display_path, diags);
     return analyze_source(file_, *source, matcher_, options_, diags);
   }
+  // The copy ends its open tracebacks as if the file ended here, which may add diagnostics
+  // (a capped message): the live analyzer must not keep them, or the next snapshot counts twice.
+  const DiagnosticSink live = diags_;
   FileAnalyzer copy = *analyzer_;
   FileResult result = skipped_ ? copy.finish_all(0, 0, /*keep_diagnostics=*/true)
                                : copy.finish_all(searcher_->bytes_split(), searcher_->lines_read(),
                                                  /*keep_diagnostics=*/true);
+  diags_ = live;
   result.file = file_;
   return result;
 }

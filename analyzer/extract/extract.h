@@ -102,7 +102,9 @@ class IncrementalAnalyzer {
   SourceFile file_;
   const RuleMatcher& matcher_;
   AnalyzeOptions options_;
-  DiagnosticSink diags_;
+  // Mutable: snapshot() finishes a copy of the analyzer, which reports into this sink; what it
+  // adds belongs to that snapshot and is taken back out.
+  mutable DiagnosticSink diags_;
   std::unique_ptr<AppendedBytes> appended_;
   std::unique_ptr<FileAnalyzer> analyzer_;
   std::unique_ptr<LineSearcher> searcher_;  // once the head is known
