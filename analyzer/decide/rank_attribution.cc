@@ -45,12 +45,16 @@ bool is_worker_traceback(const Event& e, const RuleMatcher& matcher) {
   return e.kind == EventKind::Traceback && event_role(e, matcher) != RuleRole::Teardown;
 }
 
-// The launcher's report of one worker's exit (`failed (exitcode: 1) local_rank: 0 (pid: N)`).
-bool is_worker_exit(const Event& e, const RuleMatcher& matcher) {
+bool has_rule_tag(const Event& e, const RuleMatcher& matcher, std::string_view tag) {
   if (e.kind != EventKind::RuleLine) return false;
   for (const auto& m : e.matches)
-    if (has_tag(matcher.rules()[static_cast<std::size_t>(m.rule_index)].tags, rule_tag::kWorkerExit)) return true;
+    if (has_tag(matcher.rules()[static_cast<std::size_t>(m.rule_index)].tags, tag)) return true;
   return false;
+}
+
+// The launcher's report of one worker's exit (`failed (exitcode: 1) local_rank: 0 (pid: N)`).
+bool is_worker_exit(const Event& e, const RuleMatcher& matcher) {
+  return has_rule_tag(e, matcher, rule_tag::kWorkerExit);
 }
 
 // The SLURM task an srun line names (`srun: error: node2: task 3: ...`), when it names one.
@@ -159,6 +163,7 @@ class Attributor {
     if (traceback && from_local_rank_table()) return;
     if (traceback && from_node_rank()) return;
     if (traceback && from_launcher_report()) return;
+    if (traceback && from_spawn_report()) return;
     if (is_python_traceback(e_) && from_failed_workers()) return;
     if (e_.kind == EventKind::RuleLine && event_category(e_, matcher_) == Category::Oom && from_sigkill()) return;
     if (from_same_file_ranks()) return;
@@ -249,37 +254,62 @@ class Attributor {
     const std::string which = shared ? "the next of the " + std::to_string(pids.size()) +
                                            " launcher reports in this shared file (" + at + ")"
                                      : at;
-    who_.local_rank = *local;
-    // Its global rank: the table entry of the same process, printed by the same launcher.
+    return from_local_rank(*local, pid, basis, "the only worker traceback before " + which, shared);
+  }
+
+  // torch.multiprocessing.spawn's parent re-raises a worker's exception with `-- Process N
+  // terminated with the following error:` and that worker's traceback right after it; the
+  // wrapper's own traceback (ProcessRaisedException) ends just before that line.
+  bool from_spawn_report() {
+    for (const Event& e : file_.events) {
+      if (e.who.task != e_.who.task || !has_rule_tag(e, matcher_, rule_tag::kSpawnProcess)) continue;
+      const bool names_root = e.origin.line + 1 == e_.origin.line ||
+                              (e.origin.line > e_.last_line && e.origin.line <= e_.last_line + 2);
+      if (!names_root) continue;
+      std::optional<int> process = int_field(e, matcher_, "process");
+      if (!process) return false;
+      return from_local_rank(*process, std::nullopt, RankBasis::LauncherReport,
+                             "torch.multiprocessing.spawn's report at line " + std::to_string(e.origin.line) +
+                                 " of the traceback",
+                             false, "process index");
+    }
+    return false;
+  }
+
+  // The global rank of the worker with local rank `local` that `lead` tied the root to: the
+  // table entry of its pid, else node rank x nproc + local, else `local` where the job shows one
+  // node only (inferred). `inferred_order`: the tie itself was by the order of several reports.
+  bool from_local_rank(int local, std::optional<int> pid, RankBasis basis, const std::string& lead,
+                       bool inferred_order, const std::string& local_name = "local rank") {
+    who_.local_rank = local;
+    const std::string head = lead + " (" + local_name + " " + std::to_string(local) +
+                             (pid ? ", pid " + std::to_string(*pid) : std::string()) + ")";
     for (const Event& e : file_.events) {
       if (e.kind == EventKind::ChildFailure && pid && e.child->pid == *pid && e.child->rank >= 0 &&
-          e.child->local_rank == *local) {
-        inferred_ = shared;
+          e.child->local_rank == local) {
+        inferred_ = inferred_order;
         set_rank(e.child->rank, basis,
-                 "rank " + std::to_string(e.child->rank) + ": the only worker traceback before " + which +
-                     " of local rank " + std::to_string(*local) + " (pid " + std::to_string(*pid) +
-                     "), which its ChildFailedError table lists as rank " + std::to_string(e.child->rank) + " (line " +
+                 "rank " + std::to_string(e.child->rank) + ": " + head +
+                     ", which its ChildFailedError table lists as rank " + std::to_string(e.child->rank) + " (line " +
                      std::to_string(e.origin.line) + ")");
         return true;
       }
     }
     int rank = -1;
     std::string how;
-    if (node_rank_times_nproc(*local, rank, how)) {
-      inferred_ = shared;
-      set_rank(rank, basis, "rank " + std::to_string(rank) + ": the only worker traceback before " + which +
-                                " of local rank " + std::to_string(*local) + "; " + how);
+    if (node_rank_times_nproc(local, rank, how)) {
+      inferred_ = inferred_order;
+      set_rank(rank, basis, "rank " + std::to_string(rank) + ": " + head + "; " + how);
       return true;
     }
     if (job().several_nodes) {
-      notes_.push_back(at + " names local rank " + std::to_string(*local) +
-                       ", but the job ran on several nodes and nothing says which node's launcher wrote it");
+      notes_.push_back(head + ": the job ran on several nodes and nothing says which node's it is");
       return false;
     }
     inferred_ = true;
-    set_rank(*local, basis,
-             "rank " + std::to_string(*local) + ": the only worker traceback before " + which + " of local rank " +
-                 std::to_string(*local) + "; nothing in the logs shows a second node, so local rank = rank (inferred)");
+    set_rank(local, basis,
+             "rank " + std::to_string(local) + ": " + head + "; nothing in the logs shows a second node, so " +
+                 local_name + " = rank (inferred)");
     return true;
   }
 

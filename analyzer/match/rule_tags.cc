@@ -25,6 +25,7 @@ constexpr CodeTag kCodeTags[] = {
     {rule_tag::kTimeLimit, "postmortem: sacct TIMEOUT confirms the logs' time limit"},
     {rule_tag::kCancelled, "postmortem: sacct CANCELLED names who cancelled the job"},
     {rule_tag::kWorkerExit, "the root's rank from the launcher's report of the worker's exit"},
+    {rule_tag::kSpawnProcess, "the root's rank from torch.multiprocessing.spawn's process index"},
 };
 
 }  // namespace

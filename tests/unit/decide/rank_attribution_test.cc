@@ -158,6 +158,29 @@ TEST_CASE("rank_attribution: several launchers' reports in one file: inferred fr
   CHECK(o.confidence != Confidence::High);
 }
 
+TEST_CASE("rank_attribution: torch.multiprocessing.spawn names the process whose traceback it re-raises") {
+  const std::string spawn =
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 50, in <module>\n"
+      "    mp.spawn(main, nprocs=4)\n"
+      "  File \"/opt/conda/lib/python3.10/site-packages/torch/multiprocessing/spawn.py\", line 158, in join\n"
+      "    raise ProcessRaisedException(msg, error_index, failed_process.pid)\n"
+      "torch.multiprocessing.spawn.ProcessRaisedException: \n"
+      "\n"
+      "-- Process 2 terminated with the following error:\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/opt/conda/lib/python3.10/site-packages/torch/multiprocessing/spawn.py\", line 69, in _wrap\n"
+      "    fn(i, *args)\n"
+      "RuntimeError: The size of tensor a (112) must match the size of tensor b (224) at non-singleton dimension 3\n";
+  // Whichever of the two tracebacks is the root (the wrapper here), it is process 2's.
+  Outcome o = attribute(spawn);
+  CHECK(o.rank == 2);
+  CHECK(o.local_rank == 2);
+  CHECK(o.basis == RankBasis::LauncherReport);
+  CHECK(o.reasons.find("spawn") != std::string::npos);
+  CHECK(attribute("MASTER_ADDR=node1 MASTER_PORT=29510 NNODES=2\n" + spawn).rank == -1);
+}
+
 TEST_CASE("rank_attribution: every rank-bearing line of the file names one rank") {
   Outcome o = attribute(kIndexError +
                         "[rank2]:[W1129 15:54:26.000000000 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group "
