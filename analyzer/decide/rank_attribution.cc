@@ -196,8 +196,16 @@ class Attributor {
     return true;
   }
 
-  // Node rank and processes per node, both printed in the root's file, and its local rank.
+  // Node rank and processes per node, both printed in the root's file, and its local rank. Not
+  // in a file that several launchers wrote to: its node rank is one of theirs.
   bool node_rank_times_nproc(int local_rank, int& rank, std::string& how) const {
+    std::set<int> tables, reports;
+    for (const Event& e : file_.events) {
+      if (e.kind == EventKind::ChildFailure) tables.insert(e.child->table_index);
+      else if (is_worker_exit(e, matcher_))
+        if (std::optional<int> pid = int_field(e, matcher_, "pid")) reports.insert(*pid);
+    }
+    if (tables.size() > 1 || reports.size() > 1) return false;
     std::optional<int> node = fact_int(file_, "node_rank");
     std::optional<int> nproc = fact_int(file_, "nproc_per_node");
     if (!node || !nproc || *nproc <= 0 || local_rank >= *nproc) return false;

@@ -144,6 +144,10 @@ TEST_CASE("rank_attribution: the launcher's report after the only traceback, one
   // Printed node rank and processes per node do.
   Outcome node_rank = attribute("MASTER_ADDR=node1 MASTER_PORT=29510 NNODES=2 NODE_RANK=1 NPROC_PER_NODE=4\n" + kIndexError + report(1, 2, 4711));
   CHECK(node_rank.rank == 6);
+  // Not from a file that two launchers wrote to: its node rank may be the other's.
+  Outcome shared_node_rank = attribute("MASTER_ADDR=node1 MASTER_PORT=29510 NNODES=2 NODE_RANK=1 NPROC_PER_NODE=4\n" +
+                                       kIndexError + report(1, 2, 4711) + kPeerClosed + report(1, 0, 4712));
+  CHECK(shared_node_rank.rank == -1);
   // A worker killed by a signal need not have printed the traceback.
   CHECK(attribute(kIndexError + report(-9, 2, 4711)).rank == -1);
   // Two tracebacks before one report: which one it means, nobody can say.
