@@ -379,8 +379,16 @@ class Attributor {
     return true;
   }
 
-  // A per-rank file: every line of it that names a rank names the same one.
+  // A per-rank file: every line of it that names a rank names the same one. What SLURM or the
+  // kernel writes into the job's files (srun and slurmstepd lines, OOM kills, time limits) is
+  // nobody's output, so such a root is not that rank's.
   bool from_same_file_ranks() {
+    if (e_.kind == EventKind::RuleLine) {
+      for (std::string_view tag : {rule_tag::kHostOom, rule_tag::kTimeLimit, rule_tag::kNodeFailure,
+                                   rule_tag::kCancelled})
+        if (has_rule_tag(e_, matcher_, tag)) return false;
+      if (srun_task_of(e_, matcher_)) return false;
+    }
     std::set<int> ranks(file_.named_ranks.begin(), file_.named_ranks.end());
     for (const Event& e : file_.events) {
       if (&e == &e_) continue;

@@ -204,6 +204,12 @@ TEST_CASE("rank_attribution: every rank-bearing line of the file names one rank"
       "destroyed before we destruct ProcessGroupNCCL.\n");
   CHECK(several.rank == -1);
   CHECK(several.reasons.find("several ranks (1 and 2)") != std::string::npos);  // the only note
+  // SLURM's lines in the job's stderr are nobody's output.
+  Outcome slurm = attribute(
+      "[rank2]:[W1129 15:54:26.000000000 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been "
+      "destroyed before we destruct ProcessGroupNCCL.\n"
+      "slurmstepd: error: Detected 1 oom_kill event in StepId=4777403.0. Some of the step tasks have been OOM Killed.\n");
+  CHECK(slurm.rank == -1);
 }
 
 TEST_CASE("rank_attribution: an srun task is the rank only where srun started the ranks") {
