@@ -257,6 +257,24 @@ class Attributor {
       notes_.push_back(at + " is of a worker killed by a signal, which need not have printed this traceback");
       return false;
     }
+    // The report names the earliest failure by the error files' times; without them, the
+    // lowest local rank among those found dead. When that launcher's table lists several failed
+    // workers, the report does not say which one printed the traceback.
+    if (pid) {
+      int table = -1;
+      std::set<int> failed;
+      for (const Event& e : file_.events)
+        if (e.kind == EventKind::ChildFailure && e.child->pid == *pid) table = e.child->table_index;
+      for (const Event& e : file_.events)
+        if (e.kind == EventKind::ChildFailure && table >= 0 && e.child->table_index == table && e.child->exitcode > 0)
+          failed.insert(e.child->rank);
+      if (failed.size() > 1) {
+        notes_.push_back(at + " names local rank " + std::to_string(*local) + ", the lowest of the " +
+                         std::to_string(failed.size()) + " failed workers its table lists (ranks " +
+                         join_ranks(failed) + "), not necessarily this traceback's");
+        return false;
+      }
+    }
     const bool shared = pids.size() > 1;
     const RankBasis basis = shared ? RankBasis::InferredOrder : RankBasis::LauncherReport;
     const std::string which = shared ? "the next of the " + std::to_string(pids.size()) +

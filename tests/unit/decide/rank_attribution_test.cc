@@ -154,6 +154,14 @@ TEST_CASE("rank_attribution: the launcher's report after the only traceback, one
   CHECK(attribute(kIndexError + kPeerClosed + report(1, 0, 4711)).rank == -1);
 }
 
+TEST_CASE("rank_attribution: a report whose launcher's table lists several failed workers names only the lowest") {
+  // Rank 1 raised; rank 0 died too before the agent looked: the report says local rank 0.
+  Outcome o = attribute(kIndexError + report(1, 0, 100) +
+                        table({table_entry(1, 1, 1, 101)}, table_entry(0, 0, 1, 100)));
+  CHECK(o.rank == -1);
+  CHECK(o.reasons.find("the lowest of the 2 failed workers") != std::string::npos);
+}
+
 TEST_CASE("rank_attribution: several launchers' reports in one file: inferred from their order") {
   Outcome o = attribute(kIndexError + report(1, 0, 100) + kPeerClosed + report(1, 0, 200) +
                         table({}, table_entry(2, 0, 1, 100)) + table({}, table_entry(0, 0, 1, 200)));
