@@ -164,6 +164,11 @@ class Attributor {
     if (traceback && from_node_rank()) return;
     if (traceback && from_launcher_report()) return;
     if (traceback && from_spawn_report()) return;
+    // Its own local rank (`[default3]:`, `attempt_0/3/`) and nothing mapping it: one node only.
+    if (who_.local_rank >= 0 &&
+        from_local_rank(who_.local_rank, std::nullopt, RankBasis::NodeLocalRank,
+                        file_.file.hint.local_rank >= 0 ? "its file's directory" : "its line prefix", false))
+      return;
     if (is_python_traceback(e_) && from_failed_workers()) return;
     if (e_.kind == EventKind::RuleLine && event_category(e_, matcher_) == Category::Oom && from_sigkill()) return;
     if (from_same_file_ranks()) return;

@@ -233,6 +233,18 @@ TEST_CASE("rank_attribution: an srun task is the rank only where srun started th
   CHECK(agent.reasons.find("torchrun agent") != std::string::npos);
 }
 
+TEST_CASE("rank_attribution: a tee prefix's local rank, on a job of one node") {
+  const std::string tee = "[default3]:Traceback (most recent call last):\n"
+                          "[default3]:  File \"/ws/t.py\", line 1, in f\n"
+                          "[default3]:IndexError: index 9 is out of bounds\n";
+  Outcome o = attribute(tee);
+  CHECK(o.rank == 3);
+  CHECK(o.local_rank == 3);
+  CHECK(o.basis == RankBasis::NodeLocalRank);
+  CHECK(o.confidence != Confidence::High);
+  CHECK(attribute("MASTER_ADDR=node1 MASTER_PORT=29510 NNODES=2\n" + tee).rank == -1);
+}
+
 TEST_CASE("rank_attribution: a one-process job is rank 0") {
   Outcome o = attribute("> initializing torch distributed with 1 workers ...\n" + kIndexError);
   CHECK(o.rank == 0);
