@@ -73,6 +73,7 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   }
   r.evidence = e.kind == EventKind::Traceback ? Evidence::Traceback : Evidence::Line;
   r.rank = finding.who.rank;
+  r.rank_basis = finding.rank_basis;
   r.local_rank = finding.who.local_rank;
   r.task = finding.who.task;
   r.host = finding.who.host;

@@ -1,139 +1,12 @@
 #include "decide/root_cause.h"
 
-#include <charconv>
-#include <map>
-#include <set>
-
-#include "base/text_util.h"
+#include "decide/rank_attribution.h"
 
 namespace megatriage {
 namespace {
 
 bool is_python_traceback(const Event& e) {
   return e.kind == EventKind::Traceback && !e.traceback->incomplete && e.decisive_block >= 0;
-}
-
-// The number a field starts with (`3` of `3 ` or `3(x2)`), nullopt when it starts with none.
-std::optional<int> leading_int(const std::string& s) {
-  int v = 0;
-  std::string_view t = trim_spaces(s);
-  if (std::from_chars(t.data(), t.data() + t.size(), v).ec != std::errc()) return std::nullopt;
-  return v;
-}
-
-// Rank for an unprefixed traceback: torchelastic's table printed after it in the same file
-// names the worker it saw fail first ("Root Cause"). Trust it only when that file holds exactly
-// one causal traceback without a rank; with several (every rank failing at start-up) the logs
-// cannot tell which one the table means.
-void rank_from_launcher_table(const std::vector<TimelineEntry>& timeline, const Event& root,
-                              const RuleMatcher& matcher, Attribution& who,
-                              std::vector<std::string>& reasons) {
-  // Exact: the same launcher (srun task) lists a failed worker with this local rank.
-  if (who.local_rank >= 0) {
-    std::set<int> ranks;
-    std::uint64_t line = 0;
-    for (const auto& entry : timeline) {
-      const Event& e = *entry.event;
-      if (e.kind == EventKind::ChildFailure && e.origin.file == root.origin.file &&
-          e.who.task == root.who.task && e.child->local_rank == who.local_rank && e.child->rank >= 0) {
-        ranks.insert(e.child->rank);
-        if (line == 0) line = e.origin.line;
-      }
-    }
-    if (ranks.size() == 1) {
-      who.rank = *ranks.begin();
-      reasons.push_back("rank " + std::to_string(who.rank) + " is local rank " +
-                        std::to_string(who.local_rank) + " in its launcher's ChildFailedError table (line " +
-                        std::to_string(line) + ")");
-      return;
-    }
-  }
-  int unranked_causes = 0;
-  const Event* table_entry = nullptr;
-  for (const auto& entry : timeline) {
-    const Event& e = *entry.event;
-    if (e.origin.file != root.origin.file) continue;
-    if (is_python_traceback(e) && e.who.rank < 0 && event_role(e, matcher) == RuleRole::Cause)
-      ++unranked_causes;
-    if (e.kind == EventKind::ChildFailure && e.child->root_cause_section &&
-        e.origin.file == root.origin.file && e.who.task == root.who.task &&
-        e.origin.line > root.last_line &&
-        (table_entry == nullptr || e.origin.line < table_entry->origin.line))
-      table_entry = &e;
-  }
-  if (unranked_causes == 1 && table_entry != nullptr && table_entry->child->rank >= 0) {
-    who.rank = table_entry->child->rank;
-    if (who.local_rank < 0) who.local_rank = table_entry->child->local_rank;
-    reasons.push_back("rank " + std::to_string(who.rank) +
-                      " from the launcher's ChildFailedError table after the traceback (line " +
-                      std::to_string(table_entry->origin.line) + ")");
-  }
-}
-
-// A process killed by the kernel's OOM killer prints nothing; the launcher's table lists it with
-// exit code -9 (SIGKILL). One such worker in the whole job is the victim.
-void rank_from_sigkill(const std::vector<TimelineEntry>& timeline, Attribution& who,
-                       std::vector<std::string>& reasons) {
-  std::set<int> killed;
-  int local_rank = -1;
-  for (const auto& entry : timeline) {
-    const Event& e = *entry.event;
-    if (e.kind == EventKind::ChildFailure && e.child->exitcode == -9 && e.child->rank >= 0) {
-      killed.insert(e.child->rank);
-      local_rank = e.child->local_rank;
-    }
-  }
-  if (killed.size() == 1) {
-    who.rank = *killed.begin();
-    if (who.local_rank < 0) who.local_rank = local_rank;
-    reasons.push_back("rank " + std::to_string(who.rank) +
-                      " is the only worker the launcher saw killed by SIGKILL (exitcode -9)");
-  }
-}
-
-// Host for a rank: the launcher's table (unless it says localhost), else the SLURM task that
-// ran the rank's node (one srun task per node: node index = (rank - local_rank) / nproc).
-void host_for_rank(const std::vector<TimelineEntry>& timeline, const RuleMatcher& matcher,
-                   Attribution& who, std::vector<std::string>& reasons) {
-  if (who.rank < 0 && who.task < 0) return;
-  int nproc = 0;
-  std::map<int, std::string> task_host;
-  for (const auto& entry : timeline) {
-    const Event& e = *entry.event;
-    if (e.kind == EventKind::ChildFailure) {
-      nproc = std::max(nproc, e.child->local_rank + 1);
-      std::string h = short_host(e.child->host);
-      if (who.rank >= 0 && e.child->rank == who.rank && !h.empty() && h != "localhost") {
-        who.host = h;
-        return;
-      }
-    }
-    std::optional<std::string> host = event_field(e, matcher, "host");
-    if (!host) continue;
-    std::optional<std::string> task = event_field(e, matcher, "task");
-    if (!task) task = event_field(e, matcher, "tasks");
-    if (task && task->find_first_of("-,") == std::string::npos) {
-      if (std::optional<int> id = leading_int(*task)) task_host.emplace(*id, short_host(*host));
-    }
-  }
-  if (who.task >= 0) {
-    auto it = task_host.find(who.task);
-    if (it != task_host.end()) {
-      who.host = it->second;
-      reasons.push_back("host " + who.host + " from srun's line for task " + std::to_string(who.task));
-    }
-    return;
-  }
-  if (nproc <= 0 || task_host.empty()) return;
-  int local = who.local_rank >= 0 ? who.local_rank : who.rank % nproc;
-  int node = (who.rank - local) / nproc;
-  auto it = task_host.find(node);
-  if (it != task_host.end()) {
-    who.host = it->second;
-    reasons.push_back("host " + who.host + " from srun's task " + std::to_string(node) +
-                      " (node index of rank " + std::to_string(who.rank) + " with " +
-                      std::to_string(nproc) + " workers per node)");
-  }
 }
 
 }  // namespace
@@ -220,16 +93,6 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
       }
     }
   }
-  f.who = e.who;
-  if (f.who.rank < 0 && is_python_traceback(e))
-    rank_from_launcher_table(timeline, e, matcher, f.who, f.reasons);
-  if (f.who.rank < 0 && e.kind == EventKind::RuleLine && event_category(e, matcher) == Category::Oom)
-    rank_from_sigkill(timeline, f.who, f.reasons);
-  if (f.who.host.empty()) {
-    if (std::optional<std::string> h = event_field(e, matcher, "host")) f.who.host = short_host(*h);
-  }
-  if (f.who.host.empty()) host_for_rank(timeline, matcher, f.who, f.reasons);
-
   // Confidence: how well the time line separates the root from the next candidate.
   if (!root.key_us) {
     f.confidence = Confidence::Low;
@@ -239,6 +102,7 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
   } else {
     f.confidence = Confidence::Medium;
   }
+  attribute_rank(timeline, matcher, f);  // whose failure it is (rank, host), and how that is known
   return f;
 }
 

@@ -26,7 +26,8 @@ std::optional<std::string> event_field(const Event& e, const RuleMatcher& matche
 struct Finding {
   std::size_t index = 0;             // into the timeline: the event that decided (and its time)
   std::size_t location = 0;          // the copy of it to point the user at (see select_root_cause)
-  Attribution who;                   // enriched attribution
+  Attribution who;                   // enriched attribution (decide/rank_attribution.h)
+  RankBasis rank_basis = RankBasis::Unknown;  // how who.rank is known
   std::vector<std::string> reasons;  // why this event was chosen
   Confidence confidence = Confidence::Low;
   Basis basis = Basis::Cause;

@@ -12,6 +12,7 @@
 #include "extract/child_failure_table.h"
 #include "extract/line_prefix.h"
 #include "extract/megatron_config.h"
+#include "extract/rank_mentions.h"
 #include "extract/timestamp.h"
 #include "model/fact_registry.h"
 #include "scan/chunk_scan.h"
@@ -148,6 +149,7 @@ class FileAnalyzer : public LineSink {
     // Kept until the report: give back the growth slack (up to half the events' memory on a
     // 9,000-file job, and its page faults), for the next file to reuse.
     result_.events.shrink_to_fit();
+    result_.named_ranks = rank_mentions_.ranks();
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
     return std::move(result_);
@@ -189,8 +191,10 @@ class FileAnalyzer : public LineSink {
       stream.srun_task = prefix.srun_task;
       stream.tee_local_rank = prefix.tee_local_rank;
       stream.rank = prefix.rank;
+      rank_mentions_.note_prefix(prefix.rank);
     }
     if (!triggered && !stream.busy) return;
+    if (triggered) rank_mentions_.feed(body);
     if (!prefix.nccl_host.empty() && stream.host.empty() && names_host(body))
       stream.host = short_host(prefix.nccl_host);
 
@@ -440,6 +444,7 @@ class FileAnalyzer : public LineSink {
   std::vector<Fact> new_facts_;
   std::unordered_map<std::string, std::size_t> fact_slots_;
   ChildFailureTable child_failures_;
+  RankMentions rank_mentions_;
 };
 
 std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags,

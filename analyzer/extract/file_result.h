@@ -20,6 +20,7 @@ struct FileResult {
   std::vector<Event> events;
   std::vector<Fact> facts;       // configuration/progress figures, in line order
   std::vector<Diagnostic> diagnostics;
+  std::vector<int> named_ranks;  // ranks its rank-bearing lines name (RankMentions): sorted, at most 2
   std::uint64_t bytes = 0, lines = 0, stamped_lines = 0;
   int first_full_year = 0;       // year of the first stamp that printed one; 0 none
   int first_full_month = 0;

@@ -24,6 +24,8 @@ constexpr CodeTag kCodeTags[] = {
     {rule_tag::kNodeFailure, "postmortem: sacct NODE_FAIL confirms the logs' node failure"},
     {rule_tag::kTimeLimit, "postmortem: sacct TIMEOUT confirms the logs' time limit"},
     {rule_tag::kCancelled, "postmortem: sacct CANCELLED names who cancelled the job"},
+    {rule_tag::kWorkerExit, "the root's rank from the launcher's report of the worker's exit"},
+    {rule_tag::kSpawnProcess, "the root's rank from torch.multiprocessing.spawn's process index"},
 };
 
 }  // namespace

@@ -42,6 +42,11 @@ inline constexpr std::string_view kNodeFailure = "node-failure";
 inline constexpr std::string_view kTimeLimit = "time-limit";
 /// slurmstepd says the job was cancelled (sacct CANCELLED names who).
 inline constexpr std::string_view kCancelled = "cancelled";
+/// A launcher's report that one worker exited (fields `local_rank`, `pid`, `exitcode`): what
+/// ties an unprefixed traceback right before it to a rank.
+inline constexpr std::string_view kWorkerExit = "worker-exit";
+/// torch.multiprocessing.spawn names the process (field `process`) whose traceback follows.
+inline constexpr std::string_view kSpawnProcess = "spawn-process";
 }  // namespace rule_tag
 
 /// Every tag in `rule_tag`, with what the code uses it for (for `rules check` messages).

@@ -53,6 +53,22 @@ const char* basis_name(Basis b) {
   return "";
 }
 
+const char* rank_basis_name(RankBasis b) {
+  switch (b) {
+    case RankBasis::Prefix: return "prefix";
+    case RankBasis::FileName: return "file_name";
+    case RankBasis::LauncherReport: return "launcher_report";
+    case RankBasis::ChildFailureTable: return "child_failure_table";
+    case RankBasis::NodeLocalRank: return "node_local_rank";
+    case RankBasis::InferredOrder: return "inferred_order";
+    case RankBasis::SameFileRanks: return "same_file_ranks";
+    case RankBasis::SrunTask: return "srun_task";
+    case RankBasis::SingleProcess: return "single_process";
+    case RankBasis::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
 const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::Failure: return "failure";

@@ -51,6 +51,21 @@ enum class Basis : std::uint8_t {
   External,          // not chosen from the timeline (SLURM's accounting); rendered empty
 };
 
+/// How the root cause's rank is known: the first source, in this order, that ties the root to
+/// one rank (see decide/rank_attribution.h). Unknown when nothing does; the reasons say why.
+enum class RankBasis : std::uint8_t {
+  Prefix,             // the root's own lines carry it (`[rank3]:`)
+  FileName,           // its file's name or directory (`rank3.log`)
+  LauncherReport,     // the launcher's `failed (exitcode: 1) local_rank: N (pid: P)` right after it
+  ChildFailureTable,  // torchelastic's ChildFailedError table: its only failed worker, or its local rank
+  NodeLocalRank,      // node rank x processes per node + local rank, all printed
+  InferredOrder,      // which of several launchers' reports in one shared file follows it
+  SameFileRanks,      // every rank-bearing line of its file names the same rank
+  SrunTask,           // the SLURM task id, where srun started the ranks itself (no torchrun agent)
+  SingleProcess,      // the job ran one process (world size 1)
+  Unknown,            // nothing in the logs ties the root to a rank
+};
+
 /// Whether the job failed.
 enum class Verdict : std::uint8_t { Failure, NoFailure };
 
@@ -59,6 +74,7 @@ const char* evidence_name(Evidence e);
 const char* time_basis_name(TimeBasis b);
 const char* confidence_name(Confidence c);
 const char* basis_name(Basis b);
+const char* rank_basis_name(RankBasis b);
 const char* verdict_name(Verdict v);
 
 /// One suggested check, evaluated as far as the logs allow.
@@ -85,6 +101,7 @@ struct RootCauseReport {
   Evidence evidence = Evidence::Line;
   int rank = -1, local_rank = -1;
   int task = -1;               // SLURM task id (srun --label, %t in the file name)
+  RankBasis rank_basis = RankBasis::Unknown;  // how `rank` is known
   std::string host;
   std::string file;            // display path
   std::uint64_t line = 0;

@@ -206,6 +206,7 @@ std::string render_json(const Report& report) {
         {"explain", clean(r.explain)},
         {"evidence", evidence_name(r.evidence)},
         {"rank", nullable_int(r.rank)},
+        {"rank_basis", rank_basis_name(r.rank_basis)},
         {"local_rank", nullable_int(r.local_rank)},
         {"task", nullable_int(r.task)},
         {"host", nullable_str(clean(r.host))},

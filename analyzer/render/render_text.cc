@@ -63,8 +63,26 @@ std::string seconds(std::int64_t us) {
   return buf;
 }
 
-std::string who(int rank, int local_rank, int task, const std::string& host) {
+// How the rank is known, in a few words after it.
+const char* rank_basis_phrase(RankBasis b) {
+  switch (b) {
+    case RankBasis::Prefix: return "from its line prefix";
+    case RankBasis::FileName: return "from its file name";
+    case RankBasis::LauncherReport: return "from the launcher's exit report";
+    case RankBasis::ChildFailureTable: return "from the launcher's failure table";
+    case RankBasis::NodeLocalRank: return "from node rank and local rank";
+    case RankBasis::InferredOrder: return "inferred from the order of launcher reports";
+    case RankBasis::SameFileRanks: return "the only rank its file names";
+    case RankBasis::SrunTask: return "from the SLURM task id";
+    case RankBasis::SingleProcess: return "a one-process job";
+    case RankBasis::Unknown: return "nothing in the logs ties it to a rank";
+  }
+  return "";
+}
+
+std::string who(int rank, RankBasis basis, int local_rank, int task, const std::string& host) {
   std::string s = rank >= 0 ? "rank " + std::to_string(rank) : "rank unknown";
+  s += std::string(" (") + rank_basis_phrase(basis) + ")";
   if (task >= 0) s += ", SLURM task " + std::to_string(task);
   if (local_rank >= 0) s += ", local rank " + std::to_string(local_rank);
   if (!host.empty()) s += ", host " + printable(host);
@@ -114,7 +132,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
     w.heading("Root cause  [" + category + " · " + r.rule + " · confidence " + confidence_name(r.confidence) + "]");
     w.wrapped("  ", "    ", printable(r.exception));
     std::string where = "  at " + printable(r.file) + ":" + std::to_string(r.line) + "  " +
-                        who(r.rank, r.local_rank, r.task, r.host);
+                        who(r.rank, r.rank_basis, r.local_rank, r.task, r.host);
     w.out() += where + "\n";
     std::string when = "  time: ";
     switch (r.time_basis) {

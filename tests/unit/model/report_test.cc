@@ -32,6 +32,9 @@ TEST_CASE("report: each enum value has its own name, the one the JSON schema use
   CHECK(names(Confidence::Low, confidence_name) == std::set<std::string>{"high", "medium", "low"});
   CHECK(names(Basis::External, basis_name) ==
         std::set<std::string>{"cause", "nccl-fallback", "teardown-fallback", ""});
+  CHECK(names(RankBasis::Unknown, rank_basis_name) ==
+        std::set<std::string>{"prefix", "file_name", "launcher_report", "child_failure_table", "node_local_rank",
+                              "inferred_order", "same_file_ranks", "srun_task", "single_process", "unknown"});
   CHECK(names(Verdict::NoFailure, verdict_name) == std::set<std::string>{"failure", "no_failure"});
   CHECK(names(Category::Unknown, category_name) ==
         std::set<std::string>{"oom", "shape", "import", "nccl", "unknown"});
