@@ -12,6 +12,7 @@
 #include "extract/child_failure_table.h"
 #include "extract/line_prefix.h"
 #include "extract/megatron_config.h"
+#include "extract/prefix_learning.h"
 #include "extract/timestamp.h"
 #include "model/fact_registry.h"
 #include "scan/chunk_scan.h"
@@ -31,6 +32,13 @@ std::uint64_t stream_key(const LinePrefix& p) {
   };
   return (part(p.srun_task, 20) << 44) | (part(p.tee_local_rank, 20) << 24) | part(p.rank, 24);
 }
+
+// A stream's full name: its parsed prefixes and the writer of its learnt ones (prefix_learning.h).
+struct StreamKey {
+  std::uint64_t named = 0;
+  std::uint64_t learnt = 0;  // 0: no learnt prefix
+  auto operator<=>(const StreamKey&) const = default;
+};
 
 struct StreamState {
   TracebackBuilder builder;
@@ -107,6 +115,7 @@ class FileAnalyzer : public LineSink {
       case SourceStart::Binary: mark_binary(); return finish_result();
       case SourceStart::Lines: break;
     }
+    learn_head(searcher.head());
     // Progress counts plain bytes only; a small file's compression is known after its first read.
     if (file_.compression == Compression::None) searcher.count_progress(options_.bytes_done);
     searcher.search(*this);
@@ -115,6 +124,11 @@ class FileAnalyzer : public LineSink {
 
   /// The file was found binary: it is reported, not read.
   void mark_binary() { result_.binary = true; }
+
+  /// Learns the file's unnamed line prefixes from its head (LineSearcher::head()).
+  void learn_head(std::string_view head) {
+    learner_.learn_from_head(head, head.size() < LineSearcher::kHeadBytes);
+  }
 
   /// Ends every stream (cut-off tracebacks included) and returns the result. With
   /// `keep_diagnostics` the shared sink keeps its items (snapshots).
@@ -180,16 +194,12 @@ class FileAnalyzer : public LineSink {
       }
     }
     LinePrefix prefix = parse_prefix(text);
+    const std::string_view named_body = prefix.body;  // before learnt prefixes: stamps look here first
+    layers_.clear();
+    StreamKey key{0, learner_.peel(prefix, layers_)};
+    key.named = stream_key(prefix);
+    StreamState& stream = route(key, prefix, triggered);
     std::string_view body = prefix.body;
-    std::uint64_t key = stream_key(prefix);
-    auto [it, inserted] = streams_.try_emplace(key);
-    StreamState& stream = it->second;
-    if (inserted) {
-      stream.builder = TracebackBuilder(options_.traceback);
-      stream.srun_task = prefix.srun_task;
-      stream.tee_local_rank = prefix.tee_local_rank;
-      stream.rank = prefix.rank;
-    }
     if (!triggered && !stream.busy) return;
     if (!prefix.nccl_host.empty() && stream.host.empty() && names_host(body))
       stream.host = short_host(prefix.nccl_host);
@@ -197,12 +207,17 @@ class FileAnalyzer : public LineSink {
     // Feed the traceback builder first: a stamped line that ends a traceback (the launcher's
     // `failed (exitcode ...)`) is that traceback's upper time bound.
     if (stream.builder.feed(body, line.number, line.offset)) drain(stream);
+    if (adopt_from_ && stream.builder.active() && TracebackBuilder::is_header(body))
+      adopt(*adopt_from_, stream, key);
 
     // Time-of-day stamps and the fact anchors are part of the trigger search: a line without a
     // trigger (here only because its stream is inside a traceback) holds neither, and only an
     // open arguments dump wants every line.
     std::optional<CivilTime> stamp;
-    if (triggered && may_stamp) stamp = parse_timestamp(body);
+    if (triggered && may_stamp) {
+      stamp = parse_timestamp(named_body);
+      if (!stamp && body.size() != named_body.size()) stamp = parse_timestamp(body);  // `node7: [<stamp>] ...`
+    }
     if (stamp) on_stamp(*stamp, stream, prefix, line.number);
 
     if (triggered || stream.config.in_args_dump()) {
@@ -228,6 +243,95 @@ class FileAnalyzer : public LineSink {
     if (busy != stream.busy) {
       stream.busy = busy;
       if (busy) ++open_structures_; else --open_structures_;
+    }
+  }
+
+  // The stream of a line whose parsed prefixes are `prefix` (body: after them all, learnt
+  // ones peeled into layers_) and `key`. A traceback header behind text no parser names teaches
+  // that text as the header's prefix (unless the line's stream is inside a traceback: its
+  // message may quote a header). A header behind a learnt prefix may be the only line that
+  // carries it (a logging head, Ray's `(raylet) `): the lines of the same writer without that
+  // prefix (adopt_from_) then continue its traceback, until one with the prefix shows that it
+  // is per-line after all. Creates the stream on first use.
+  StreamState& route(StreamKey& key, LinePrefix& prefix, bool triggered) {
+    adopt_from_.reset();
+    // Where the line goes as it stands: its own stream, or the one adopting its lines.
+    StreamState* adopting = nullptr;
+    if (!adoptions_.empty()) {
+      auto a = adoptions_.find(key);
+      if (a != adoptions_.end()) {
+        auto child = streams_.find(StreamKey{key.named, a->second});
+        if (child != streams_.end() && child->second.builder.active())
+          adopting = &child->second;
+        else
+          adoptions_.erase(a);
+      }
+    }
+    if (triggered) {
+      if (std::size_t at = PrefixLearner::header_residual(prefix.body); at > 0) {
+        auto own = streams_.find(key);
+        bool inside = adopting != nullptr || (own != streams_.end() && own->second.builder.active());
+        LearntPrefix m;
+        if (!inside) m = learner_.learn_header_prefix(prefix.body.substr(0, at));
+        if (m.length > 0) {
+          adopt_from_ = key;
+          key.learnt = PrefixLearner::combine(key.learnt, m.writer);
+          layers_.push_back({prefix.body.substr(0, at), key.learnt});
+          prefix.body.remove_prefix(at);
+          adopting = nullptr;
+        }
+      }
+    }
+    if (!adopt_from_ && !layers_.empty())
+      adopt_from_ = StreamKey{key.named, layers_.size() > 1 ? layers_[layers_.size() - 2].writer : 0};
+    if (adopt_from_) {
+      auto a = adoptions_.find(*adopt_from_);
+      if (a != adoptions_.end() && a->second == key.learnt && !TracebackBuilder::is_header(prefix.body))
+        adoptions_.erase(a);  // the prefix is on the continuation too: a per-line prefix
+    }
+    if (adopting != nullptr) {
+      key.learnt = adoptions_.at(key);
+      adopt_from_.reset();
+      return *adopting;
+    }
+    auto [it, inserted] = streams_.try_emplace(key);
+    StreamState& s = it->second;
+    if (inserted) {
+      s.builder = TracebackBuilder(options_.traceback);
+      s.srun_task = prefix.srun_task;
+      s.tee_local_rank = prefix.tee_local_rank;
+      s.rank = prefix.rank;
+      for (const PrefixLearner::Layer& l : layers_) {
+        if (s.rank < 0) s.rank = PrefixLearner::rank_of(l.text);
+        if (s.host.empty()) s.host = PrefixLearner::host_of(l.text);
+      }
+    }
+    return s;
+  }
+
+  // `parent`'s lines now continue the traceback `key` opened. A traceback it adopted before
+  // and that is still open ends here: nothing else would end it, and while open every line
+  // of the file is shown.
+  void adopt(const StreamKey& parent, StreamState& child, const StreamKey& key) {
+    // The traceback is the parent's writer's (its lines carry it on): without a stamp of its
+    // own, it is placed after the parent's last one, as it was before the prefix was learnt.
+    if (!child.last_stamp) {
+      auto p = streams_.find(parent);
+      if (p != streams_.end()) child.last_stamp = p->second.last_stamp;
+    }
+    auto [a, inserted] = adoptions_.try_emplace(parent, key.learnt);
+    if (!inserted && a->second != key.learnt) {
+      auto old = streams_.find(StreamKey{parent.named, a->second});
+      if (old != streams_.end() && old->second.builder.active()) {
+        StreamState& o = old->second;
+        if (o.builder.finish()) drain(o);
+        bool busy = o.builder.active() || o.config.in_args_dump();
+        if (busy != o.busy) {
+          o.busy = busy;
+          if (busy) ++open_structures_; else --open_structures_;
+        }
+      }
+      a->second = key.learnt;
     }
   }
 
@@ -431,7 +535,13 @@ class FileAnalyzer : public LineSink {
   DiagnosticSink& diags_;
   ChunkedHits* chunked_ = nullptr;
   FileResult result_;
-  std::map<std::uint64_t, StreamState> streams_;  // by key: a fixed order for finish and hosts
+  std::map<StreamKey, StreamState> streams_;  // by key: a fixed order for finish and hosts
+  PrefixLearner learner_;
+  std::vector<PrefixLearner::Layer> layers_;  // the current line's learnt prefixes (views into it)
+  // Streams whose lines continue the traceback of a stream opened behind a learnt prefix
+  // (route()): parent key -> the child's learnt writer.
+  std::map<StreamKey, std::uint64_t> adoptions_;
+  std::optional<StreamKey> adopt_from_;  // the current line's parent, when it carries a learnt prefix
   std::size_t awaiting_total_ = 0;
   std::string scratch_;
   bool reported_escapes_ = false;
@@ -564,7 +674,7 @@ void IncrementalAnalyzer::start(bool ended) {
   switch (searcher_->start()) {
     case SourceStart::Empty: skipped_ = true; break;
     case SourceStart::Binary: skipped_ = true; analyzer_->mark_binary(); break;
-    case SourceStart::Lines: break;
+    case SourceStart::Lines: analyzer_->learn_head(searcher_->head()); break;
   }
 }
 
