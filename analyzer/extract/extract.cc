@@ -52,6 +52,7 @@ struct StreamState {
   std::string host;  // from NCCL headers of this stream
   int srun_task = -1, tee_local_rank = -1, rank = -1;
   bool busy = false;  // inside a traceback or an arguments dump: every line of it matters
+  std::uint64_t last_line = 0;  // the last line routed to it
 };
 
 // NCCL lines a stream's host is taken from: every rank prints some of these at init, and every
@@ -198,7 +199,7 @@ class FileAnalyzer : public LineSink {
     layers_.clear();
     StreamKey key{0, learner_.peel(prefix, layers_)};
     key.named = stream_key(prefix);
-    StreamState& stream = route(key, prefix, triggered);
+    StreamState& stream = route(key, prefix, triggered, line.number);
     std::string_view body = prefix.body;
     if (!triggered && !stream.busy) return;
     if (!prefix.nccl_host.empty() && stream.host.empty() && names_host(body))
@@ -208,7 +209,7 @@ class FileAnalyzer : public LineSink {
     // `failed (exitcode ...)`) is that traceback's upper time bound.
     if (stream.builder.feed(body, line.number, line.offset)) drain(stream);
     if (adopt_from_ && stream.builder.active() && TracebackBuilder::is_header(body))
-      adopt(*adopt_from_, stream, key);
+      adopt(*adopt_from_, stream, key, line.number);
 
     // Time-of-day stamps and the fact anchors are part of the trigger search: a line without a
     // trigger (here only because its stream is inside a traceback) holds neither, and only an
@@ -217,6 +218,7 @@ class FileAnalyzer : public LineSink {
     if (triggered && may_stamp) {
       stamp = parse_timestamp(named_body);
       if (!stamp && body.size() != named_body.size()) stamp = parse_timestamp(body);  // `node7: [<stamp>] ...`
+      for (std::size_t i = 0; !stamp && i < layers_.size(); ++i) stamp = PrefixLearner::stamp_in(layers_[i].text);
     }
     if (stamp) on_stamp(*stamp, stream, prefix, line.number);
 
@@ -250,21 +252,25 @@ class FileAnalyzer : public LineSink {
   // ones peeled into layers_) and `key`. A traceback header behind text no parser names teaches
   // that text as the header's prefix (unless the line's stream is inside a traceback: its
   // message may quote a header). A header behind a learnt prefix may be the only line that
-  // carries it (a logging head, Ray's `(raylet) `): the lines of the same writer without that
-  // prefix (adopt_from_) then continue its traceback, until one with the prefix shows that it
-  // is per-line after all. Creates the stream on first use.
-  StreamState& route(StreamKey& key, LinePrefix& prefix, bool triggered) {
+  // carries it (a logging head, Ray's `(raylet) `): when the next line of the same writer
+  // without that prefix (adopt_from_) is the traceback's first frame, that writer's lines
+  // continue it (Adoption) until one with the prefix shows up. Creates the stream on first use.
+  StreamState& route(StreamKey& key, LinePrefix& prefix, bool triggered, std::uint64_t line_number) {
     adopt_from_.reset();
     // Where the line goes as it stands: its own stream, or the one adopting its lines.
     StreamState* adopting = nullptr;
-    if (!adoptions_.empty()) {
-      auto a = adoptions_.find(key);
-      if (a != adoptions_.end()) {
-        auto child = streams_.find(StreamKey{key.named, a->second});
-        if (child != streams_.end() && child->second.builder.active())
-          adopting = &child->second;
-        else
-          adoptions_.erase(a);
+    auto a = adoptions_.empty() ? adoptions_.end() : adoptions_.find(key);
+    if (a != adoptions_.end()) {
+      auto child = streams_.find(StreamKey{key.named, a->second.child});
+      if (child == streams_.end() || !child->second.builder.active()) {
+        adoptions_.erase(a);
+      } else if (a->second.active) {
+        adopting = &child->second;
+      } else if (child->second.last_line == a->second.header_line && starts_frame(prefix.body)) {
+        a->second.active = true;  // the header's prefix was on its line only
+        adopting = &child->second;
+      } else if (child->second.last_line != a->second.header_line) {
+        adoptions_.erase(a);  // the child went on with lines of its own
       }
     }
     if (triggered) {
@@ -278,21 +284,19 @@ class FileAnalyzer : public LineSink {
           key.learnt = PrefixLearner::combine(key.learnt, m.writer);
           layers_.push_back({prefix.body.substr(0, at), key.learnt});
           prefix.body.remove_prefix(at);
-          adopting = nullptr;
         }
       }
     }
+    if (adopting != nullptr && !adopt_from_) {
+      key.learnt = adoptions_.at(key).child;
+      adopting->last_line = line_number;
+      return *adopting;
+    }
     if (!adopt_from_ && !layers_.empty())
       adopt_from_ = StreamKey{key.named, layers_.size() > 1 ? layers_[layers_.size() - 2].writer : 0};
-    if (adopt_from_) {
-      auto a = adoptions_.find(*adopt_from_);
-      if (a != adoptions_.end() && a->second == key.learnt && !TracebackBuilder::is_header(prefix.body))
-        adoptions_.erase(a);  // the prefix is on the continuation too: a per-line prefix
-    }
-    if (adopting != nullptr) {
-      key.learnt = adoptions_.at(key);
-      adopt_from_.reset();
-      return *adopting;
+    if (adopt_from_ && !TracebackBuilder::is_header(prefix.body)) {
+      auto p = adoptions_.find(*adopt_from_);
+      if (p != adoptions_.end() && p->second.child == key.learnt) adoptions_.erase(p);  // a per-line prefix
     }
     auto [it, inserted] = streams_.try_emplace(key);
     StreamState& s = it->second;
@@ -306,22 +310,24 @@ class FileAnalyzer : public LineSink {
         if (s.host.empty()) s.host = PrefixLearner::host_of(l.text);
       }
     }
+    s.last_line = line_number;
     return s;
   }
 
-  // `parent`'s lines now continue the traceback `key` opened. A traceback it adopted before
-  // and that is still open ends here: nothing else would end it, and while open every line
-  // of the file is shown.
-  void adopt(const StreamKey& parent, StreamState& child, const StreamKey& key) {
-    // The traceback is the parent's writer's (its lines carry it on): without a stamp of its
-    // own, it is placed after the parent's last one, as it was before the prefix was learnt.
-    if (!child.last_stamp) {
-      auto p = streams_.find(parent);
-      if (p != streams_.end()) child.last_stamp = p->second.last_stamp;
-    }
-    auto [a, inserted] = adoptions_.try_emplace(parent, key.learnt);
-    if (!inserted && a->second != key.learnt) {
-      auto old = streams_.find(StreamKey{parent.named, a->second});
+  // `  File "...`, also with the indentation a paste collapsed.
+  static bool starts_frame(std::string_view body) {
+    std::size_t i = 0;
+    while (i < body.size() && i < 4 && body[i] == ' ') ++i;
+    return body.substr(i, 6) == "File \"";
+  }
+
+  // A traceback opened behind a learnt prefix on line `line_number`: `parent`'s lines may
+  // continue it. A traceback `parent` adopted before and that is still open ends here, as it
+  // would have without the prefix (a header ends the traceback before it).
+  void adopt(const StreamKey& parent, StreamState& child, const StreamKey& key, std::uint64_t line_number) {
+    auto [a, inserted] = adoptions_.try_emplace(parent);
+    if (!inserted && a->second.active && a->second.child != key.learnt) {
+      auto old = streams_.find(StreamKey{parent.named, a->second.child});
       if (old != streams_.end() && old->second.builder.active()) {
         StreamState& o = old->second;
         if (o.builder.finish()) drain(o);
@@ -331,7 +337,13 @@ class FileAnalyzer : public LineSink {
           if (busy) ++open_structures_; else --open_structures_;
         }
       }
-      a->second = key.learnt;
+    }
+    a->second = Adoption{key.learnt, line_number, false};
+    // Its writer's traceback: without a stamp of its own, it is placed after the parent's last
+    // one, as it was before the prefix was learnt.
+    if (!child.last_stamp) {
+      auto p = streams_.find(parent);
+      if (p != streams_.end()) child.last_stamp = p->second.last_stamp;
     }
   }
 
@@ -540,7 +552,12 @@ class FileAnalyzer : public LineSink {
   std::vector<PrefixLearner::Layer> layers_;  // the current line's learnt prefixes (views into it)
   // Streams whose lines continue the traceback of a stream opened behind a learnt prefix
   // (route()): parent key -> the child's learnt writer.
-  std::map<StreamKey, std::uint64_t> adoptions_;
+  struct Adoption {
+    std::uint64_t child = 0;        // the learnt writer of the adopting stream
+    std::uint64_t header_line = 0;  // its traceback's header
+    bool active = false;            // the parent's lines go to it
+  };
+  std::map<StreamKey, Adoption> adoptions_;
   std::optional<StreamKey> adopt_from_;  // the current line's parent, when it carries a learnt prefix
   std::size_t awaiting_total_ = 0;
   std::string scratch_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/text_util.h"
+#include "extract/timestamp.h"
 
 namespace megatriage {
 namespace {
@@ -411,6 +412,15 @@ std::string PrefixLearner::host_of(std::string_view s) {
   std::size_t j = ip + 3, e = j;
   while (e < s.size() && (is_digit(s[e]) || s[e] == '.')) ++e;
   return e > j ? std::string(s.substr(j, e - j)) : std::string();
+}
+
+std::optional<CivilTime> PrefixLearner::stamp_in(std::string_view s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!is_digit(s[i]) || (i > 0 && s[i - 1] != ' ' && s[i - 1] != '[' && s[i - 1] != '|')) continue;
+    if (auto t = parse_timestamp(s.substr(i))) return t;
+    i += digits_at(s, i);
+  }
+  return std::nullopt;
 }
 
 std::string to_debug_string(const LearntPrefix& m, std::string_view body) {

@@ -6,11 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "extract/line_prefix.h"
+#include "model/types.h"
 
 namespace megatriage {
 
@@ -82,6 +84,9 @@ class PrefixLearner {
   /// the rank (-1: none); a host prefix `node7: ` or Ray's `ip=10.0.0.1` the host (empty: none).
   static int rank_of(std::string_view prefix_text);
   static std::string host_of(std::string_view prefix_text);
+  /// A timestamp inside a learnt prefix (`rank:  3 | 2022-04-03 18:44:26,615 CRITICAL | `),
+  /// looked for after each blank, `[` or `|`.
+  static std::optional<CivilTime> stamp_in(std::string_view prefix_text);
 
   /// The family parsers, exposed for tests: the length of a `kind` prefix at the start of
   /// `body`, 0 when there is none.
