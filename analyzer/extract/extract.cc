@@ -208,8 +208,12 @@ class FileAnalyzer : public LineSink {
     // Feed the traceback builder first: a stamped line that ends a traceback (the launcher's
     // `failed (exitcode ...)`) is that traceback's upper time bound.
     if (stream.builder.feed(body, line.number, line.offset)) drain(stream);
-    if (adopt_from_ && stream.builder.active() && TracebackBuilder::is_header(body))
+    if (adopt_from_ && stream.builder.active() && TracebackBuilder::is_header(body)) {
       adopt(*adopt_from_, stream, key, line.number);
+      // Its continuation may also carry none of the learnt prefixes (Ray's `(raylet) A worker
+      // died ... Traceback (most recent call last):` and then plain frames).
+      if (adopt_from_->learnt != 0) adopt(StreamKey{key.named, 0}, stream, key, line.number);
+    }
 
     // Time-of-day stamps and the fact anchors are part of the trigger search: a line without a
     // trigger (here only because its stream is inside a traceback) holds neither, and only an
@@ -295,8 +299,11 @@ class FileAnalyzer : public LineSink {
     if (!adopt_from_ && !layers_.empty())
       adopt_from_ = StreamKey{key.named, layers_.size() > 1 ? layers_[layers_.size() - 2].writer : 0};
     if (adopt_from_ && !TracebackBuilder::is_header(prefix.body)) {
-      auto p = adoptions_.find(*adopt_from_);
-      if (p != adoptions_.end() && p->second.child == key.learnt) adoptions_.erase(p);  // a per-line prefix
+      // The prefix is on a continuation too: a per-line prefix, nothing to adopt.
+      for (const StreamKey& parent : {*adopt_from_, StreamKey{key.named, 0}}) {
+        auto p = adoptions_.find(parent);
+        if (p != adoptions_.end() && p->second.child == key.learnt) adoptions_.erase(p);
+      }
     }
     auto [it, inserted] = streams_.try_emplace(key);
     StreamState& s = it->second;

@@ -318,13 +318,19 @@ LearntPrefix PrefixLearner::learn_header_prefix(std::string_view residual) {
   // An indented label (torchelastic's error table: `  traceback : Traceback ...`) is a field
   // of something else; a prefix starts the line (line numbers aside, which hold no letter).
   if (is_blank(residual.front()) && std::any_of(t.begin(), t.end(), is_alpha)) return m;
-  // Prefixes end in a separator (`: `, `] `, `) `, `| `, ` - `) or a number; text ending in a
-  // word is prose (`Original Traceback`, `Exception Traceback`).
-  if (is_alpha(t.back())) return m;
-  bool known = false;
-  for (const std::string& shape : header_shapes_)
-    if (shape_length(shape, residual) == residual.size()) known = true;
-  if (!known && header_shapes_.size() < kMaxHeaderShapes) header_shapes_.emplace_back(residual);
+  // Whatever stands before the header belongs to this line only unless later lines start the
+  // same way. Kept as a shape for them only when it ends like a prefix — in a separator (`: `,
+  // `] `, `) `, `| `, ` - `) or a number — and is short: not a sentence (Ray's `A worker died
+  // ... exit code None. Traceback ...`) or a word (`Original Traceback`).
+  constexpr std::size_t kMaxShape = 200;
+  constexpr std::string_view kEnds = ":])|->#*}";
+  bool prefix_like = residual.size() <= kMaxShape && (is_digit(t.back()) || kEnds.find(t.back()) != std::string_view::npos);
+  if (prefix_like) {
+    bool known = false;
+    for (const std::string& shape : header_shapes_)
+      if (shape_length(shape, residual) == residual.size()) known = true;
+    if (!known && header_shapes_.size() < kMaxHeaderShapes) header_shapes_.emplace_back(residual);
+  }
   m.length = residual.size();
   m.kind = PrefixKind::Header;
   m.writer = writer_of(residual);

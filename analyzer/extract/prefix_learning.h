@@ -67,9 +67,9 @@ class PrefixLearner {
     return outer == 0 ? inner : ((outer * 1099511628211ULL) ^ inner) | 1;
   }
 
-  /// `residual` is the text before `Traceback (most recent call last):` on a line: learns it
-  /// as a prefix shape unless it cannot be one (an indented field label, a word, a blank).
-  /// Returns the prefix (length == residual.size()) or length 0.
+  /// `residual` is the text before `Traceback (most recent call last):` on a line: the header's
+  /// prefix unless it is a blank or an indented field label (length 0 then). When it ends like
+  /// a prefix, its shape is learnt for later lines too. Returns length == residual.size().
   LearntPrefix learn_header_prefix(std::string_view residual);
 
   /// Adopts `kind` for the rest of the file (tests; learn_from_head does it from the data).

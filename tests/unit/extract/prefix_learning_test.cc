@@ -184,10 +184,15 @@ TEST_SUITE("prefix_learning") {
     CHECK(learner.learn_header_prefix(bar).length == bar.size());
     CHECK(learner.learn_header_prefix("ERROR:root:").length == 11);
     CHECK(learner.learn_header_prefix(" 13 ").length == 4);
-    // An indented label (torchelastic's error table) and prose are not prefixes.
+    CHECK(learner.match("ERROR:root:more").length == 11);  // learnt as a shape for later lines
+    // An indented label (torchelastic's error table) and blanks are not prefixes.
     CHECK(learner.learn_header_prefix("  traceback : ").length == 0);
-    CHECK(learner.learn_header_prefix("Original ").length == 0);
     CHECK(learner.learn_header_prefix("   ").length == 0);
+    // A word or a sentence is the header line's own text: no shape for later lines.
+    CHECK(learner.learn_header_prefix("Original ").length == 9);
+    CHECK(learner.match("Original x").length == 0);
+    CHECK(learner.learn_header_prefix("A worker died. Worker exits with an exit code None. ").length > 0);
+    CHECK(learner.match("A worker died. Worker exits with an exit code None. x").length == 0);
   }
 
   TEST_CASE("prefix_learning: rank and host from a learnt prefix's text") {
@@ -363,6 +368,20 @@ TEST_SUITE("prefix_learning") {
       // Placed after the last stamp of the writer whose lines it continues.
       CHECK(tbs[0]->time.source == TimeSource::Inherited);
     }
+  }
+
+  TEST_CASE("prefix_learning: a Ray report ending in a header, its frames unprefixed") {
+    FileResult r = analyze_both(
+        repeat("(main_task pid=2105103) ", "'total_epochs': ", 6) +
+        "(raylet) A worker died or was killed. Worker PID: 2106694 Worker exits with an exit code None. Traceback (most recent call last):\n"
+        "  File \"python/ray/_raylet.pyx\", line 2276, in ray._raylet.task_execution_handler\n"
+        "RuntimeError: The actor with name WorkerDict failed to import on the worker.\n"
+        "(main_task pid=2105103) next\n");
+    auto tbs = tracebacks(r);
+    REQUIRE(tbs.size() == 1);
+    CHECK(tbs[0]->origin.line == 7);
+    CHECK(tbs[0]->text == "RuntimeError: The actor with name WorkerDict failed to import on the worker.");
+    CHECK(frames_of(*tbs[0]) == "python/ray/_raylet.pyx:2276 ");
   }
 
   TEST_CASE("prefix_learning: logging heads on the header line") {
