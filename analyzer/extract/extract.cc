@@ -305,8 +305,16 @@ class FileAnalyzer : public LineSink {
         if (p != adoptions_.end() && p->second.child == key.learnt) adoptions_.erase(p);
       }
     }
+    // Writers are few (hosts, actors, ranks); a file that seems to have thousands has a prefix
+    // whose numbers were taken for names: its later writers share their parent's stream.
+    constexpr std::size_t kMaxLearntStreams = 4096;
+    if (key.learnt != 0 && learnt_streams_ >= kMaxLearntStreams && streams_.find(key) == streams_.end()) {
+      key.learnt = adopt_from_ ? adopt_from_->learnt : 0;
+      adopt_from_.reset();
+    }
     auto [it, inserted] = streams_.try_emplace(key);
     StreamState& s = it->second;
+    if (inserted && key.learnt != 0) ++learnt_streams_;
     if (inserted) {
       s.builder = TracebackBuilder(options_.traceback);
       s.srun_task = prefix.srun_task;
@@ -565,6 +573,7 @@ class FileAnalyzer : public LineSink {
     bool active = false;            // the parent's lines go to it
   };
   std::map<StreamKey, Adoption> adoptions_;
+  std::size_t learnt_streams_ = 0;  // streams with a learnt writer
   std::optional<StreamKey> adopt_from_;  // the current line's parent, when it carries a learnt prefix
   std::size_t awaiting_total_ = 0;
   std::string scratch_;

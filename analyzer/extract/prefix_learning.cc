@@ -58,25 +58,47 @@ std::size_t stamp_length(std::string_view s, std::size_t i) {
   return 0;
 }
 
-// Feeds `out` the prefix with its varying parts masked: in a prefix without letters (line
-// numbers, counters) every number varies; elsewhere dates and times do, while the numbers of
-// names (`node7`, `pid=84989`, `rank:  3`) identify the writer. Space runs fold to one space
-// (right-aligned numbers change their padding).
+// Whether the number at `i` names its writer: glued to a name (`node7`, `gpu-worker-1`,
+// `pid=84989`, `10.0.0.1` after `ip=`) or a rank (`rank:  3`). Numbers standing alone after a
+// blank or a bracket (`Step 1234 | `, `[80746]`, `file.py:12`) count lines, steps or bytes.
+bool names_writer(std::string_view s, std::size_t i, bool previous_named) {
+  if (i == 0) return false;
+  char c = s[i - 1];
+  if (is_alpha(c) || c == '=') return true;
+  if ((c == '-' || c == '_' || c == '.') && i >= 2) {
+    char b = s[i - 2];
+    return is_alpha(b) || (is_digit(b) && previous_named);
+  }
+  // `rank:  3`, `Rank 3`, `RANK=3`: the word, one separator, blanks.
+  std::size_t j = i;
+  while (j > 0 && s[j - 1] == ' ') --j;
+  if (j > 0 && (s[j - 1] == ':' || s[j - 1] == '#')) --j;
+  if (j < 4) return false;
+  std::string_view w = s.substr(j - 4, 4);
+  bool rank = (w[0] | 0x20) == 'r' && (w[1] | 0x20) == 'a' && (w[2] | 0x20) == 'n' && (w[3] | 0x20) == 'k';
+  return rank && (j == 4 || !is_alpha(s[j - 5]));
+}
+
+// Feeds `out` the prefix with its varying parts masked (`#`): dates, times and numbers that do
+// not name the writer (names_writer). Space runs fold to one space (right-aligned numbers
+// change their padding).
 template <class Out>
 void mask(std::string_view s, Out&& out) {
-  const bool letters = std::any_of(s.begin(), s.end(), is_alpha);
   std::size_t i = 0;
+  bool previous_named = false;
   while (i < s.size()) {
     char c = s[i];
     if (is_digit(c)) {
-      std::size_t k = letters ? stamp_length(s, i) : digits_at(s, i);
-      if (k > 0) {
-        out('#');
-        i += k;
+      std::size_t k = stamp_length(s, i);
+      std::size_t d = digits_at(s, i);
+      if (k == 0 && names_writer(s, i, previous_named)) {
+        previous_named = true;
+        for (std::size_t e = i + d; i < e; ++i) out(s[i]);
         continue;
       }
-      std::size_t d = digits_at(s, i);
-      for (std::size_t e = i + d; i < e; ++i) out(s[i]);
+      previous_named = false;
+      out('#');
+      i += k > 0 ? k : d;
       continue;
     }
     if (is_blank(c)) {

@@ -157,7 +157,11 @@ TEST_SUITE("prefix_learning") {
     CHECK(PrefixLearner::identity("node7: ") == "node7: ");
     CHECK(PrefixLearner::identity("(WorkerDict pid=1234, ip=10.0.0.1) ") == "(WorkerDict pid=1234, ip=10.0.0.1) ");
     CHECK(PrefixLearner::identity("[2024-01-01 10:00:00,000] [ERROR] [file.py:12:func] ") ==
-          "[# #] [ERROR] [file.py:12:func] ");
+          "[# #] [ERROR] [file.py:#:func] ");
+    CHECK(PrefixLearner::identity("rdma-test-gpu-worker-1: ") == "rdma-test-gpu-worker-1: ");
+    CHECK(PrefixLearner::identity("[rank12] ") == "[rank12] ");
+    CHECK(PrefixLearner::identity("Rank 5 | ") == "Rank 5 | ");
+    CHECK(PrefixLearner::identity("Step 1234 | loss 2.31 | ") == "Step # | loss #.# | ");
   }
 
   TEST_CASE("prefix_learning: shape matches let digits and the padding before a number vary") {
