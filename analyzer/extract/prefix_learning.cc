@@ -144,13 +144,14 @@ std::size_t ray_length(std::string_view s) {
 // `error`), interpreters (`python3`) or script names (`train.py: error: ...` from argparse).
 std::size_t host_name_length(std::string_view s) {
   constexpr std::size_t kMaxHost = 253;
-  std::size_t i = 0;
+  std::size_t i = 0, last_dot = std::string_view::npos;
   bool letter = false, mark = false, camel = false;
   while (i < s.size() && (is_alnum(s[i]) || s[i] == '-' || s[i] == '.')) {
     if (i > kMaxHost) return 0;
     char c = s[i];
     letter = letter || is_alpha(c);
     mark = mark || is_digit(c) || c == '-' || c == '.';
+    if (c == '.') last_dot = i;
     if (i > 0 && is_upper(c) && is_lower(s[i - 1])) camel = true;
     ++i;
   }
@@ -159,10 +160,13 @@ std::size_t host_name_length(std::string_view s) {
   if (i + 1 < s.size() && s[i + 1] != ' ') return 0;
   std::string_view name = s.substr(0, i);
   if (!mark && name != "localhost") return 0;
-  if (name.substr(0, 6) == "python") return 0;
-  for (std::string_view ext : {".py", ".sh", ".so", ".cc", ".cpp", ".cu", ".c", ".h", ".log", ".txt",
+  if (name[0] == 'p' && name.substr(0, 6) == "python") return 0;
+  if (last_dot != std::string_view::npos) {
+    std::string_view ext = name.substr(last_dot);
+    for (std::string_view e : {".py", ".sh", ".so", ".cc", ".cpp", ".cu", ".c", ".h", ".log", ".txt",
                                ".json", ".yaml", ".yml", ".ipynb"})
-    if (ends_with(name, ext)) return 0;
+      if (ext == e) return 0;
+  }
   return i;
 }
 
@@ -284,6 +288,10 @@ std::size_t PrefixLearner::header_residual(std::string_view body) {
 LearntPrefix PrefixLearner::match(std::string_view body) const {
   LearntPrefix m;
   if (body.empty()) return m;
+  // A Ray tag or a host prefix ends in its closing `) ` / `: `, so a body that starts with the
+  // exact text of one met lately has that prefix: its writer is known without parsing.
+  for (const Recent& r : recent_)
+    if (!r.text.empty() && body.size() >= r.text.size() && body.compare(0, r.text.size(), r.text) == 0) return r.match;
   for (PrefixKind k : kKinds) {
     if ((kinds_ & bit(k)) == 0) continue;
     std::size_t n = kind_length(k, body);
@@ -291,6 +299,11 @@ LearntPrefix PrefixLearner::match(std::string_view body) const {
     m.length = n;
     m.kind = k;
     m.writer = writer_of(body.substr(0, n));
+    if (k == PrefixKind::Ray || k == PrefixKind::Host) {
+      Recent& r = recent_[next_recent_++ % recent_.size()];
+      r.text.assign(body.substr(0, n));
+      r.match = m;
+    }
     return m;
   }
   for (const std::string& shape : header_shapes_) {

@@ -5,6 +5,7 @@
 // only runs when something was learnt. It decides which text is a prefix, not what a line means.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,7 +49,8 @@ class PrefixLearner {
   /// True once anything was learnt (else peel() is a no-op and costs a branch).
   bool any() const { return kinds_ != 0 || !header_shapes_.empty(); }
 
-  /// The learnt prefix `body` starts with, if any. Cost: a few byte compares per adopted family.
+  /// The learnt prefix `body` starts with, if any. Cost: a few byte compares per adopted family
+  /// (a recent writer's exact text is recognised without parsing). Not thread-safe (a cache).
   LearntPrefix match(std::string_view body) const;
 
   /// One learnt prefix peeled off a line: its text (a view into the line) and the writer of
@@ -100,6 +102,13 @@ class PrefixLearner {
  private:
   static constexpr std::uint8_t bit(PrefixKind k) { return static_cast<std::uint8_t>(1U << static_cast<unsigned>(k)); }
   std::uint8_t kinds_ = 0;                  // adopted families (bit per PrefixKind)
+  // The Ray tags and hosts matched last (interleaved writers: a few), with their results.
+  struct Recent {
+    std::string text;
+    LearntPrefix match;
+  };
+  mutable std::array<Recent, 4> recent_;
+  mutable std::size_t next_recent_ = 0;
   std::vector<std::string> header_shapes_;  // learnt from header lines, capped
 };
 
