@@ -299,7 +299,9 @@ LearntPrefix PrefixLearner::match(std::string_view body) const {
     m.length = n;
     m.kind = k;
     m.writer = writer_of(body.substr(0, n));
-    if (k == PrefixKind::Ray || k == PrefixKind::Host) {
+    // Only texts ending in their blank: a bare `node7:` ending an empty line is also the
+    // start of NCCL's `node7:1234:5678 [0]` header.
+    if ((k == PrefixKind::Ray || k == PrefixKind::Host) && body[n - 1] == ' ') {
       Recent& r = recent_[next_recent_++ % recent_.size()];
       r.text.assign(body.substr(0, n));
       r.match = m;

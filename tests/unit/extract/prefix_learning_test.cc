@@ -221,6 +221,9 @@ TEST_SUITE("prefix_learning") {
       CHECK(l.match("node3: x").kind == PrefixKind::Host);
       CHECK(l.match("node3: x").writer != l.match("node1: x").writer);
       CHECK(l.match("RuntimeError: x").length == 0);
+      // A bare `node1:` ending a line is a prefix; the same text starting an NCCL header is not.
+      CHECK(l.match("node1:").length == 6);
+      CHECK(l.match("node1:1234:5678 [0] NCCL INFO x").length == 0);
     }
     SUBCASE("Ray tags behind a colour and a stamp line") {
       PrefixLearner l;
