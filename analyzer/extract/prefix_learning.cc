@@ -357,11 +357,14 @@ LearntPrefix PrefixLearner::learn_header_prefix(std::string_view residual) {
   if (is_blank(residual.front()) && std::any_of(t.begin(), t.end(), is_alpha)) return m;
   // Whatever stands before the header belongs to this line only unless later lines start the
   // same way. Kept as a shape for them only when it ends like a prefix — in a separator (`: `,
-  // `] `, `) `, `| `, ` - `) or a number — and is short: not a sentence (Ray's `A worker died
-  // ... exit code None. Traceback ...`) or a word (`Original Traceback`).
+  // `] `, `) `, `| `, ` - `) or a number — or starts with a stamp, and is short: not a sentence
+  // (Ray's `A worker died ... exit code None. Traceback ...`) or a word (`Original Traceback`).
   constexpr std::size_t kMaxShape = 200;
   constexpr std::string_view kEnds = ":])|->#*}";
-  bool prefix_like = residual.size() <= kMaxShape && (is_digit(t.back()) || kEnds.find(t.back()) != std::string_view::npos);
+  // A residual led by a stamp is a log head whatever it ends with (containerd's
+  // `2024-01-01T10:00:00.123456789Z stderr F `).
+  bool prefix_like = residual.size() <= kMaxShape && (is_digit(t.back()) || kEnds.find(t.back()) != std::string_view::npos ||
+                                                      parse_timestamp(residual).has_value());
   if (prefix_like) {
     bool known = false;
     for (const std::string& shape : header_shapes_)

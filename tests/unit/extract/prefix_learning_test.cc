@@ -440,6 +440,19 @@ TEST_SUITE("prefix_learning") {
     }
   }
 
+  TEST_CASE("prefix_learning: containerd's per-line head (stamp, stream, tag)") {
+    FileResult r = analyze_both(
+        "2024-05-01T10:00:00.123456789Z stderr F Traceback (most recent call last):\n"
+        "2024-05-01T10:00:00.123500000Z stderr F   File \"/ws/t.py\", line 7, in main\n"
+        "2024-05-01T10:00:00.123600000Z stdout F step 3\n"
+        "2024-05-01T10:00:00.123700000Z stderr F ValueError: bad batch\n");
+    auto tbs = tracebacks(r);
+    REQUIRE(tbs.size() == 1);
+    CHECK(tbs[0]->origin.line == 1);
+    CHECK(tbs[0]->text == "ValueError: bad batch");
+    CHECK(frames_of(*tbs[0]) == "/ws/t.py:7 ");
+  }
+
   TEST_CASE("prefix_learning: a progress bar before the header on line 1") {
     FileResult r = analyze_both(
         "Epoch 0:   0%|          | 0/420889 [00:00<?, ?it/s]Traceback (most recent call last):\n"
