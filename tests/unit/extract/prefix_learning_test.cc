@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "extract/extract.h"
+#include "scan/line_searcher.h"
 #include "support/repo_rules.h"
 #include "support/result_signature.h"
 
@@ -301,6 +302,31 @@ TEST_SUITE("prefix_learning") {
     CHECK(tbs[1]->text == "KeyError: 'one'");
     CHECK(tbs[1]->who.host == "gpu-worker-0");
     CHECK(frames_of(*tbs[1]) == "/ws/a.py:3 ");
+  }
+
+  TEST_CASE("prefix_learning: watch (bytes fed in pieces) learns what one read learns") {
+    const std::string text =
+        repeat("gpu-worker-0: ", "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read ", 80) +
+        repeat("gpu-worker-1: ", "NCCL INFO Channel 01/0 : 1[1] -> 0[0] via P2P/IPC/read ", 80) +
+        "gpu-worker-1: Traceback (most recent call last):\n"
+        "gpu-worker-1:   File \"/ws/t.py\", line 3, in f\n"
+        "gpu-worker-1: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
+    REQUIRE(text.size() > LineSearcher::kHeadBytes);
+    FileResult one = analyze_both(text);
+    REQUIRE(tracebacks(one).size() == 1);
+    CHECK(tracebacks(one)[0]->who.host == "gpu-worker-1");
+    for (std::size_t step : {1u, 100u, 5000u}) {
+      SourceFile file;
+      file.path = file.display_path = "logs/x.err";
+      AnalyzeOptions options;
+      options.triggers = &repo_triggers();
+      IncrementalAnalyzer inc(file, test::repo_matcher(), options);
+      for (std::size_t at = 0; at < text.size(); at += step) inc.feed(std::string_view(text).substr(at, step));
+      FileResult r = inc.finish();
+      apply_year(r, 2026);
+      CAPTURE(step);
+      CHECK(test::signature(r) == test::signature(one));
+    }
   }
 
   TEST_CASE("prefix_learning: a host prefix in front of [rankN]: gives rank and host") {
