@@ -209,10 +209,10 @@ class FileAnalyzer : public LineSink {
     // `failed (exitcode ...)`) is that traceback's upper time bound.
     if (stream.builder.feed(body, line.number, line.offset)) drain(stream);
     if (adopt_from_ && stream.builder.active() && TracebackBuilder::is_header(body)) {
-      adopt(*adopt_from_, stream, key, line.number);
+      adopt(*adopt_from_, key, line.number);
       // Its continuation may also carry none of the learnt prefixes (Ray's `(raylet) A worker
       // died ... Traceback (most recent call last):` and then plain frames).
-      if (adopt_from_->learnt != 0) adopt(StreamKey{key.named, 0}, stream, key, line.number);
+      if (adopt_from_->learnt != 0) adopt(StreamKey{key.named, 0}, key, line.number);
     }
 
     // Time-of-day stamps and the fact anchors are part of the trigger search: a line without a
@@ -273,6 +273,10 @@ class FileAnalyzer : public LineSink {
       } else if (child->second.last_line == a->second.header_line && starts_frame(prefix.body)) {
         a->second.active = true;  // the header's prefix was on its line only
         adopting = &child->second;
+        // So the traceback is this writer's: without a stamp of its own, it is placed after
+        // this writer's last one, as it was before the prefix was learnt.
+        auto own = streams_.find(key);
+        if (!adopting->last_stamp && own != streams_.end()) adopting->last_stamp = own->second.last_stamp;
       } else if (child->second.last_line != a->second.header_line) {
         adoptions_.erase(a);  // the child went on with lines of its own
       }
@@ -339,7 +343,7 @@ class FileAnalyzer : public LineSink {
   // A traceback opened behind a learnt prefix on line `line_number`: `parent`'s lines may
   // continue it. A traceback `parent` adopted before and that is still open ends here, as it
   // would have without the prefix (a header ends the traceback before it).
-  void adopt(const StreamKey& parent, StreamState& child, const StreamKey& key, std::uint64_t line_number) {
+  void adopt(const StreamKey& parent, const StreamKey& key, std::uint64_t line_number) {
     auto [a, inserted] = adoptions_.try_emplace(parent);
     if (!inserted && a->second.active && a->second.child != key.learnt) {
       auto old = streams_.find(StreamKey{parent.named, a->second.child});
@@ -354,12 +358,6 @@ class FileAnalyzer : public LineSink {
       }
     }
     a->second = Adoption{key.learnt, line_number, false};
-    // Its writer's traceback: without a stamp of its own, it is placed after the parent's last
-    // one, as it was before the prefix was learnt.
-    if (!child.last_stamp) {
-      auto p = streams_.find(parent);
-      if (p != streams_.end()) child.last_stamp = p->second.last_stamp;
-    }
   }
 
   // Facts repeat (every iteration line, every GPU mention): keep the first value of a
