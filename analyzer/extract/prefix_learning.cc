@@ -111,13 +111,33 @@ void mask(std::string_view s, Out&& out) {
   }
 }
 
-std::uint64_t writer_of(std::string_view prefix_text) {
+std::uint64_t writer_of(std::string_view prefix_text, bool exact = false) {
   std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  mask(prefix_text, [&h](char c) {
+  auto fold = [&h](char c) {
     h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ULL;
-  });
+  };
+  if (exact) {
+    for (char c : prefix_text) fold(c);
+  } else {
+    mask(prefix_text, fold);
+  }
   return h == 0 ? 1 : h;
+}
+
+// Open MPI's (and Horovod's) `--tag-output`: `[<job>,<rank>]<stdout>:` or `<stderr>:`, the
+// line's own text right after the colon (its indentation included).
+std::size_t mpi_length(std::string_view s) {
+  if (s.size() < 14 || s[0] != '[') return 0;
+  std::size_t i = 1, d = digits_at(s, i);
+  if (d == 0 || d > 10 || i + d >= s.size() || s[i + d] != ',') return 0;
+  i += d + 1;
+  d = digits_at(s, i);
+  if (d == 0 || d > 7 || i + d >= s.size() || s[i + d] != ']') return 0;
+  i += d + 1;
+  std::string_view rest = s.substr(i);
+  if (rest.substr(0, 9) == "<stdout>:" || rest.substr(0, 9) == "<stderr>:") return i + 9;
+  return 0;
 }
 
 // Ray: `(` name and fields `)` then a space (or the end of an empty line).
@@ -208,7 +228,9 @@ int editor_number(std::string_view s) {
   return n;
 }
 
-constexpr PrefixKind kKinds[] = {PrefixKind::Ray, PrefixKind::Host, PrefixKind::Counter, PrefixKind::Editor};
+constexpr PrefixKind kKinds[] = {PrefixKind::Ray, PrefixKind::Host, PrefixKind::Counter, PrefixKind::Editor,
+                                 PrefixKind::Mpi};
+constexpr std::size_t kKindCount = sizeof kKinds / sizeof kKinds[0];
 
 const char* kind_name(PrefixKind k) {
   switch (k) {
@@ -218,6 +240,7 @@ const char* kind_name(PrefixKind k) {
     case PrefixKind::Counter: return "counter";
     case PrefixKind::Editor: return "editor";
     case PrefixKind::Header: return "header";
+    case PrefixKind::Mpi: return "mpi";
   }
   return "?";
 }
@@ -230,6 +253,7 @@ std::size_t PrefixLearner::kind_length(PrefixKind kind, std::string_view body) {
     case PrefixKind::Host: return host_length(body);
     case PrefixKind::Counter: return counter_length(body);
     case PrefixKind::Editor: return editor_length(body);
+    case PrefixKind::Mpi: return mpi_length(body);
     case PrefixKind::None:
     case PrefixKind::Header: return 0;
   }
@@ -298,10 +322,10 @@ LearntPrefix PrefixLearner::match(std::string_view body) const {
     if (n == 0) continue;
     m.length = n;
     m.kind = k;
-    m.writer = writer_of(body.substr(0, n));
+    m.writer = writer_for(body.substr(0, n));
     // Only texts ending in their blank: a bare `node7:` ending an empty line is also the
     // start of NCCL's `node7:1234:5678 [0]` header.
-    if ((k == PrefixKind::Ray || k == PrefixKind::Host) && body[n - 1] == ' ') {
+    if ((k == PrefixKind::Ray || k == PrefixKind::Host || k == PrefixKind::Mpi) && (body[n - 1] == ' ' || k == PrefixKind::Mpi)) {
       Recent& r = recent_[next_recent_++ % recent_.size()];
       r.text.assign(body.substr(0, n));
       r.match = m;
@@ -313,7 +337,7 @@ LearntPrefix PrefixLearner::match(std::string_view body) const {
     if (n == 0) continue;
     m.length = n;
     m.kind = PrefixKind::Header;
-    m.writer = writer_of(body.substr(0, n));
+    m.writer = writer_for(body.substr(0, n));
     return m;
   }
   return m;
@@ -373,7 +397,7 @@ LearntPrefix PrefixLearner::learn_header_prefix(std::string_view residual) {
   }
   m.length = residual.size();
   m.kind = PrefixKind::Header;
-  m.writer = writer_of(residual);
+  m.writer = writer_for(residual);
   return m;
 }
 
@@ -388,7 +412,7 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
     std::size_t increasing = 0;
     int last_number = -1;
   };
-  Seen seen[4];
+  Seen seen[kKindCount];
   std::size_t lines = 0;
   std::string scratch;
   std::size_t at = 0;
@@ -406,7 +430,7 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
     LinePrefix p = parse_prefix(line);
     if (trim_spaces(p.body).empty()) continue;
     ++lines;
-    for (std::size_t k = 0; k < 4; ++k) {
+    for (std::size_t k = 0; k < kKindCount; ++k) {
       std::size_t n = kind_length(kKinds[k], p.body);
       if (n == 0) continue;
       Seen& s = seen[k];
@@ -417,22 +441,37 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
         s.last_number = number;
         continue;
       }
-      std::string id = identity(p.body.substr(0, n));
+      std::string id(p.body.substr(0, n));  // the exact text: how many values repeat
       if (std::find(s.writers.begin(), s.writers.end(), id) == s.writers.end()) s.writers.push_back(std::move(id));
     }
   }
-  for (std::size_t k = 0; k < 4; ++k) {
+  for (std::size_t k = 0; k < kKindCount; ++k) {
     const Seen& s = seen[k];
     if (s.lines < 3 || 2 * s.lines < lines) continue;
-    // Hosts and Ray workers repeat (a few writers, many lines each); keys of a config dump that
-    // happen to look like hosts do not. Line numbers count up.
-    if ((kKinds[k] == PrefixKind::Host || kKinds[k] == PrefixKind::Ray) && 2 * s.writers.size() > s.lines) continue;
+    // Hosts, Ray workers and MPI ranks repeat (a few writers, many lines each); keys of a
+    // config dump that happen to look like hosts do not. Line numbers count up. Bracketed
+    // numbers that repeat are writers (MPICH's `-prepend-rank`), else counters.
+    const bool few = 2 * s.writers.size() <= s.lines;
+    if ((kKinds[k] == PrefixKind::Host || kKinds[k] == PrefixKind::Ray || kKinds[k] == PrefixKind::Mpi) && !few) continue;
+    if (kKinds[k] == PrefixKind::Counter) counters_name_writers_ = few;
     if (kKinds[k] == PrefixKind::Editor && s.increasing + 1 < s.lines) continue;
     kinds_ |= bit(kKinds[k]);
   }
 }
 
+std::uint64_t PrefixLearner::writer_for(std::string_view text) const {
+  bool exact = mpi_length(text) == text.size() ||
+               (counters_name_writers_ && counter_length(text) == text.size());
+  return writer_of(text, exact);
+}
+
 int PrefixLearner::rank_of(std::string_view s) {
+  if (mpi_length(s) > 0) {  // `[<job>,<rank>]<stderr>:`
+    std::size_t i = s.find(',') + 1;
+    int n = 0;
+    for (; is_digit(s[i]); ++i) n = n * 10 + (s[i] - '0');
+    return n;
+  }
   for (std::size_t i = 0; i + 4 < s.size(); ++i) {
     if ((s[i] | 0x20) != 'r' || (s[i + 1] | 0x20) != 'a' || (s[i + 2] | 0x20) != 'n' || (s[i + 3] | 0x20) != 'k')
       continue;

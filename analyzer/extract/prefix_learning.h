@@ -22,9 +22,10 @@ enum class PrefixKind : std::uint8_t {
   None,
   Ray,      // `(TaskRunner pid=84989) `, `(WorkerDict pid=1, ip=10.0.0.1) `, `(raylet) `
   Host,     // `node7: `, `rdma-test-gpu-worker-1: ` (pdsh, DeepSpeed's multi-node runner)
-  Counter,  // `[80746] `
+  Counter,  // `[80746] ` (a counter, or a writer's number when few values repeat)
   Editor,   // ` 13 `, `13 | ` (line numbers pasted with the log), increasing
   Header,   // the text before a traceback header, matched by shape on later lines
+  Mpi,      // Open MPI / Horovod `--tag-output`: `[1,3]<stderr>:` (job, rank)
 };
 
 /// One learnt prefix at the start of a body.
@@ -101,7 +102,12 @@ class PrefixLearner {
 
  private:
   static constexpr std::uint8_t bit(PrefixKind k) { return static_cast<std::uint8_t>(1U << static_cast<unsigned>(k)); }
+  /// The writer of a learnt prefix's text: its identity's hash, or its exact text's where the
+  /// numbers are the writer (MPI tags; counters that repeat few values, as MPICH's `[3] `).
+  std::uint64_t writer_for(std::string_view text) const;
+
   std::uint8_t kinds_ = 0;                  // adopted families (bit per PrefixKind)
+  bool counters_name_writers_ = false;      // `[N] ` repeats few values in the head
   // The Ray tags and hosts matched last (interleaved writers: a few), with their results.
   struct Recent {
     std::string text;

@@ -135,6 +135,16 @@ TEST_SUITE("prefix_learning") {
       CAPTURE(r.input);
       CHECK(kind_debug(PrefixKind::Counter, r.input) == r.expected);
     }
+    const Row mpi[] = {
+        {"[1,3]<stderr>:Traceback (most recent call last):", R"(kind=mpi len=14 text="[1,3]<stderr>:")"},
+        {"[1,12]<stdout>:  File \"x\"", R"(kind=mpi len=15 text="[1,12]<stdout>:")"},
+        {"[1,3]<stdin>:x", "none"},
+        {"[1]<stderr>:x", "none"},
+    };
+    for (const Row& r : mpi) {
+      CAPTURE(r.input);
+      CHECK(kind_debug(PrefixKind::Mpi, r.input) == r.expected);
+    }
     const Row editor[] = {
         {" 13 Traceback (most recent call last):", R"(kind=editor len=4 text=" 13 ")"},
         {" 14   File \"x.py\", line 3, in f", R"(kind=editor len=4 text=" 14 ")"},
@@ -207,6 +217,7 @@ TEST_SUITE("prefix_learning") {
     CHECK(PrefixLearner::rank_of("local_rank: 2 ") == -1);
     CHECK(PrefixLearner::rank_of("ranks 3 ") == -1);
     CHECK(PrefixLearner::rank_of("node7: ") == -1);
+    CHECK(PrefixLearner::rank_of("[1,3]<stderr>:") == 3);
     CHECK(PrefixLearner::host_of("node7: ") == "node7");
     CHECK(PrefixLearner::host_of("gpu-3.cluster.local: ") == "gpu-3");
     CHECK(PrefixLearner::host_of("(WorkerDict pid=1234, ip=10.0.0.1) ") == "10.0.0.1");
@@ -341,6 +352,47 @@ TEST_SUITE("prefix_learning") {
     CHECK(tbs[0]->who.host == "node7");
     CHECK(tbs[0]->text == "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.");
     CHECK(frames_of(*tbs[0]) == "/ws/t.py:12 ");
+  }
+
+  TEST_CASE("prefix_learning: MPI tag-output ranks are writers, learnt from the head or a header") {
+    const std::string tracebacks_text =
+        "[1,1]<stderr>:Traceback (most recent call last):\n"
+        "[1,0]<stderr>:Traceback (most recent call last):\n"
+        "[1,1]<stderr>:  File \"/ws/a.py\", line 3, in f\n"
+        "[1,0]<stderr>:  File \"/ws/b.py\", line 9, in g\n"
+        "[1,1]<stderr>:ValueError: one\n"
+        "[1,0]<stderr>:KeyError: 'two'\n";
+    for (const std::string& head : {std::string(), repeat("[1,0]<stdout>:", "epoch ", 3) + repeat("[1,1]<stdout>:", "epoch ", 3)}) {
+      CAPTURE(head.size());
+      FileResult r = analyze_both(head + tracebacks_text);
+      auto tbs = tracebacks(r);
+      REQUIRE(tbs.size() == 2);
+      for (const Event* e : tbs) {
+        if (e->who.rank == 1) {
+          CHECK(e->text == "ValueError: one");
+          CHECK(frames_of(*e) == "/ws/a.py:3 ");
+        } else {
+          CHECK(e->who.rank == 0);
+          CHECK(e->text == "KeyError: 'two'");
+          CHECK(frames_of(*e) == "/ws/b.py:9 ");
+        }
+      }
+    }
+  }
+
+  TEST_CASE("prefix_learning: bracketed numbers that repeat name writers (MPICH -prepend-rank)") {
+    FileResult r = analyze_both(
+        repeat("[0] ", "step ", 3) + repeat("[1] ", "step ", 3) +
+        "[1] Traceback (most recent call last):\n"
+        "[0] Traceback (most recent call last):\n"
+        "[1]   File \"/ws/a.py\", line 3, in f\n"
+        "[0]   File \"/ws/b.py\", line 9, in g\n"
+        "[1] ValueError: one\n"
+        "[0] KeyError: 'two'\n");
+    auto tbs = tracebacks(r);
+    REQUIRE(tbs.size() == 2);
+    CHECK(tbs[0]->text != tbs[1]->text);
+    for (const Event* e : tbs) CHECK(frames_of(*e).size() == 11);
   }
 
   TEST_CASE("prefix_learning: a counter prefix on every line of a traceback") {
