@@ -1,9 +1,9 @@
 // Attribute stage, part 3: line prefixes no parser in line_prefix.h names, learnt from the file
 // itself — pdsh/DeepSpeed hosts `node7: `, Ray `(TaskRunner pid=N) `, Open MPI/Horovod
 // `[1,3]<stderr>:`, counters `[80746] `, editor line numbers ` 13 `, and whatever stands before
-// `Traceback (most recent call last):` on
-// a header line (logging heads, a progress bar). The enumerated parsers stay the fast path; this
-// only runs when something was learnt. It decides which text is a prefix, not what a line means.
+// `Traceback (most recent call last):` on a header line (logging heads, a progress bar). The
+// enumerated parsers stay the fast path; this only runs when something was learnt. It decides
+// which text is a prefix, not what a line means.
 #pragma once
 
 #include <array>
