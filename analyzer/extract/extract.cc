@@ -12,6 +12,7 @@
 #include "extract/child_failure_table.h"
 #include "extract/line_prefix.h"
 #include "extract/megatron_config.h"
+#include "extract/prefix_learning.h"
 #include "extract/rank_mentions.h"
 #include "extract/timestamp.h"
 #include "model/fact_registry.h"
@@ -33,6 +34,13 @@ std::uint64_t stream_key(const LinePrefix& p) {
   return (part(p.srun_task, 20) << 44) | (part(p.tee_local_rank, 20) << 24) | part(p.rank, 24);
 }
 
+// A stream's full name: its parsed prefixes and the writer of its learnt ones (prefix_learning.h).
+struct StreamKey {
+  std::uint64_t named = 0;
+  std::uint64_t learnt = 0;  // 0: no learnt prefix
+  auto operator<=>(const StreamKey&) const = default;
+};
+
 struct StreamState {
   TracebackBuilder builder;
   std::optional<CivilTime> last_stamp;
@@ -45,6 +53,7 @@ struct StreamState {
   std::string host;  // from NCCL headers of this stream
   int srun_task = -1, tee_local_rank = -1, rank = -1;
   bool busy = false;  // inside a traceback or an arguments dump: every line of it matters
+  std::uint64_t last_line = 0;  // the last line routed to it
 };
 
 // NCCL lines a stream's host is taken from: every rank prints some of these at init, and every
@@ -108,6 +117,7 @@ class FileAnalyzer : public LineSink {
       case SourceStart::Binary: mark_binary(); return finish_result();
       case SourceStart::Lines: break;
     }
+    learn_head(searcher.head());
     // Progress counts plain bytes only; a small file's compression is known after its first read.
     if (file_.compression == Compression::None) searcher.count_progress(options_.bytes_done);
     searcher.search(*this);
@@ -116,6 +126,11 @@ class FileAnalyzer : public LineSink {
 
   /// The file was found binary: it is reported, not read.
   void mark_binary() { result_.binary = true; }
+
+  /// Learns the file's unnamed line prefixes from its head (LineSearcher::head()).
+  void learn_head(std::string_view head) {
+    learner_.learn_from_head(head, head.size() < LineSearcher::kHeadBytes);
+  }
 
   /// Ends every stream (cut-off tracebacks included) and returns the result. With
   /// `keep_diagnostics` the shared sink keeps its items (snapshots).
@@ -182,17 +197,12 @@ class FileAnalyzer : public LineSink {
       }
     }
     LinePrefix prefix = parse_prefix(text);
+    const std::string_view named_body = prefix.body;  // before learnt prefixes: stamps look here first
+    layers_.clear();
+    StreamKey key{0, learner_.peel(prefix, layers_)};
+    key.named = stream_key(prefix);
+    StreamState& stream = route(key, prefix, triggered, line.number);
     std::string_view body = prefix.body;
-    std::uint64_t key = stream_key(prefix);
-    auto [it, inserted] = streams_.try_emplace(key);
-    StreamState& stream = it->second;
-    if (inserted) {
-      stream.builder = TracebackBuilder(options_.traceback);
-      stream.srun_task = prefix.srun_task;
-      stream.tee_local_rank = prefix.tee_local_rank;
-      stream.rank = prefix.rank;
-      rank_mentions_.note_prefix(prefix.rank);
-    }
     if (!triggered && !stream.busy) return;
     if (triggered) rank_mentions_.feed(body);
     if (!prefix.nccl_host.empty() && stream.host.empty() && names_host(body))
@@ -201,12 +211,22 @@ class FileAnalyzer : public LineSink {
     // Feed the traceback builder first: a stamped line that ends a traceback (the launcher's
     // `failed (exitcode ...)`) is that traceback's upper time bound.
     if (stream.builder.feed(body, line.number, line.offset)) drain(stream);
+    if (adopt_from_ && stream.builder.active() && TracebackBuilder::is_header(body)) {
+      adopt(*adopt_from_, key, line.number);
+      // Its continuation may also carry none of the learnt prefixes (Ray's `(raylet) A worker
+      // died ... Traceback (most recent call last):` and then plain frames).
+      if (adopt_from_->learnt != 0) adopt(StreamKey{key.named, 0}, key, line.number);
+    }
 
     // Time-of-day stamps and the fact anchors are part of the trigger search: a line without a
     // trigger (here only because its stream is inside a traceback) holds neither, and only an
     // open arguments dump wants every line.
     std::optional<CivilTime> stamp;
-    if (triggered && may_stamp) stamp = parse_timestamp(body);
+    if (triggered && may_stamp) {
+      stamp = parse_timestamp(named_body);
+      if (!stamp && body.size() != named_body.size()) stamp = parse_timestamp(body);  // `node7: [<stamp>] ...`
+      for (std::size_t i = 0; !stamp && i < layers_.size(); ++i) stamp = PrefixLearner::stamp_in(layers_[i].text);
+    }
     if (stamp) on_stamp(*stamp, stream, prefix, line.number);
 
     if (triggered || stream.config.in_args_dump()) {
@@ -233,6 +253,115 @@ class FileAnalyzer : public LineSink {
       stream.busy = busy;
       if (busy) ++open_structures_; else --open_structures_;
     }
+  }
+
+  // The stream of a line whose parsed prefixes are `prefix` (body: after them all, learnt
+  // ones peeled into layers_) and `key`. A traceback header behind text no parser names teaches
+  // that text as the header's prefix (unless the line's stream is inside a traceback: its
+  // message may quote a header). A header behind a learnt prefix may be the only line that
+  // carries it (a logging head, Ray's `(raylet) `): when the next line of the same writer
+  // without that prefix (adopt_from_) is the traceback's first frame, that writer's lines
+  // continue it (Adoption) until one with the prefix shows up. Creates the stream on first use.
+  StreamState& route(StreamKey& key, LinePrefix& prefix, bool triggered, std::uint64_t line_number) {
+    adopt_from_.reset();
+    // Where the line goes as it stands: its own stream, or the one adopting its lines.
+    StreamState* adopting = nullptr;
+    auto a = adoptions_.empty() ? adoptions_.end() : adoptions_.find(key);
+    if (a != adoptions_.end()) {
+      auto child = streams_.find(StreamKey{key.named, a->second.child});
+      if (child == streams_.end() || !child->second.builder.active()) {
+        adoptions_.erase(a);
+      } else if (a->second.active) {
+        adopting = &child->second;
+      } else if (child->second.last_line == a->second.header_line && starts_frame(prefix.body)) {
+        a->second.active = true;  // the header's prefix was on its line only
+        adopting = &child->second;
+        // So the traceback is this writer's: without a stamp of its own, it is placed after
+        // this writer's last one, as it was before the prefix was learnt.
+        auto own = streams_.find(key);
+        if (!adopting->last_stamp && own != streams_.end()) adopting->last_stamp = own->second.last_stamp;
+      } else if (child->second.last_line != a->second.header_line) {
+        adoptions_.erase(a);  // the child went on with lines of its own
+      }
+    }
+    if (triggered) {
+      if (std::size_t at = PrefixLearner::header_residual(prefix.body); at > 0) {
+        auto own = streams_.find(key);
+        bool inside = adopting != nullptr || (own != streams_.end() && own->second.builder.active());
+        LearntPrefix m;
+        if (!inside) m = learner_.learn_header_prefix(prefix.body.substr(0, at));
+        if (m.length > 0) {
+          adopt_from_ = key;
+          key.learnt = PrefixLearner::combine(key.learnt, m.writer);
+          layers_.push_back({prefix.body.substr(0, at), key.learnt});
+          prefix.body.remove_prefix(at);
+        }
+      }
+    }
+    if (adopting != nullptr && !adopt_from_) {
+      key.learnt = adoptions_.at(key).child;
+      adopting->last_line = line_number;
+      return *adopting;
+    }
+    if (!adopt_from_ && !layers_.empty())
+      adopt_from_ = StreamKey{key.named, layers_.size() > 1 ? layers_[layers_.size() - 2].writer : 0};
+    if (adopt_from_ && !TracebackBuilder::is_header(prefix.body)) {
+      // The prefix is on a continuation too: a per-line prefix, nothing to adopt.
+      for (const StreamKey& parent : {*adopt_from_, StreamKey{key.named, 0}}) {
+        auto p = adoptions_.find(parent);
+        if (p != adoptions_.end() && p->second.child == key.learnt) adoptions_.erase(p);
+      }
+    }
+    // Writers are few (hosts, actors, ranks); a file that seems to have thousands has a prefix
+    // whose numbers were taken for names: its later writers share their parent's stream.
+    constexpr std::size_t kMaxLearntStreams = 4096;
+    if (key.learnt != 0 && learnt_streams_ >= kMaxLearntStreams && streams_.find(key) == streams_.end()) {
+      key.learnt = adopt_from_ ? adopt_from_->learnt : 0;
+      adopt_from_.reset();
+    }
+    auto [it, inserted] = streams_.try_emplace(key);
+    StreamState& s = it->second;
+    if (inserted && key.learnt != 0) ++learnt_streams_;
+    if (inserted) {
+      s.builder = TracebackBuilder(options_.traceback);
+      s.srun_task = prefix.srun_task;
+      s.tee_local_rank = prefix.tee_local_rank;
+      s.rank = prefix.rank;
+      for (const PrefixLearner::Layer& l : layers_) {
+        if (s.rank < 0) s.rank = PrefixLearner::rank_of(l.text);
+        if (s.host.empty()) s.host = PrefixLearner::host_of(l.text);
+      }
+      rank_mentions_.note_prefix(s.rank);
+    }
+    s.last_line = line_number;
+    return s;
+  }
+
+  // `  File "...`, also with the indentation a paste collapsed.
+  static bool starts_frame(std::string_view body) {
+    std::size_t i = 0;
+    while (i < body.size() && i < 4 && body[i] == ' ') ++i;
+    return body.substr(i, 6) == "File \"";
+  }
+
+  // A traceback opened behind a learnt prefix on line `line_number`: `parent`'s lines may
+  // continue it. A traceback `parent` adopted before and that is still open ends here, as it
+  // would have without the prefix (a header ends the traceback before it).
+  void adopt(const StreamKey& parent, const StreamKey& key, std::uint64_t line_number) {
+    auto [a, inserted] = adoptions_.try_emplace(parent);
+    if (!inserted && a->second.active && a->second.child != key.learnt) {
+      auto old = streams_.find(StreamKey{parent.named, a->second.child});
+      if (old != streams_.end() && old->second.builder.active()) {
+        StreamState& o = old->second;
+        if (o.builder.finish()) drain(o);
+        bool busy = o.builder.active() || o.config.in_args_dump();
+        if (busy != o.busy) {
+          o.busy = busy;
+          if (busy) ++open_structures_; else --open_structures_;
+        }
+      }
+    }
+    a->second = Adoption{key.learnt, line_number, false};
   }
 
   // Facts repeat (every iteration line, every GPU mention): keep the first value of a
@@ -435,7 +564,19 @@ class FileAnalyzer : public LineSink {
   DiagnosticSink& diags_;
   ChunkedHits* chunked_ = nullptr;
   FileResult result_;
-  std::map<std::uint64_t, StreamState> streams_;  // by key: a fixed order for finish and hosts
+  std::map<StreamKey, StreamState> streams_;  // by key: a fixed order for finish and hosts
+  PrefixLearner learner_;
+  std::vector<PrefixLearner::Layer> layers_;  // the current line's learnt prefixes (views into it)
+  // Streams whose lines continue the traceback of a stream opened behind a learnt prefix
+  // (route()): parent key -> the child's learnt writer.
+  struct Adoption {
+    std::uint64_t child = 0;        // the learnt writer of the adopting stream
+    std::uint64_t header_line = 0;  // its traceback's header
+    bool active = false;            // the parent's lines go to it
+  };
+  std::map<StreamKey, Adoption> adoptions_;
+  std::size_t learnt_streams_ = 0;  // streams with a learnt writer
+  std::optional<StreamKey> adopt_from_;  // the current line's parent, when it carries a learnt prefix
   std::size_t awaiting_total_ = 0;
   std::string scratch_;
   bool reported_escapes_ = false;
@@ -569,7 +710,7 @@ void IncrementalAnalyzer::start(bool ended) {
   switch (searcher_->start()) {
     case SourceStart::Empty: skipped_ = true; break;
     case SourceStart::Binary: skipped_ = true; analyzer_->mark_binary(); break;
-    case SourceStart::Lines: break;
+    case SourceStart::Lines: analyzer_->learn_head(searcher_->head()); break;
   }
 }
 

@@ -1,6 +1,7 @@
 // Attribute stage, part 1: peel the stacked prefixes off a line (srun --label, torchrun tee
 // `[defaultN]:` / `[node01:3]:`, PyTorch `[rankN]:`) and read the NCCL `host:pid:tid [dev]`
-// header. Hand-written, allocation-free; the returned views point into the line.
+// header. Hand-written, allocation-free; the returned views point into the line. Prefixes not
+// listed here (pdsh hosts, Ray tags, logging heads) are learnt per file: prefix_learning.h.
 #pragma once
 
 #include <string>

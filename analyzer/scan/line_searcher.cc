@@ -29,6 +29,7 @@ LineSearcher::LineSearcher(ByteSource& source, DiagnosticSink& diags, std::strin
 SourceStart LineSearcher::start() {
   // One buffer from the first read on: a small file is read by a single read(2).
   const std::string_view head = splitter_.head(kHeadBytes);
+  head_ = head;
   if (head.empty()) {
     diags_.add(Severity::Info, "read.empty-file", "file is empty", display_path_);
     return SourceStart::Empty;

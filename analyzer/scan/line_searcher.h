@@ -83,6 +83,9 @@ class LineSearcher {
   /// searched. Call once, first. With `follow`, call it once kHeadBytes have arrived or after
   /// end_input(), so that the answer is the one a one-shot read gives.
   SourceStart start();
+  /// The head start() looked at (the source's first kHeadBytes, fewer at its end), for a sink
+  /// that learns from a file's first lines. Valid until the first search().
+  std::string_view head() const { return head_; }
   /// Shows the sink the lines that can matter, up to the end of input (or, with `follow`, up to
   /// the bytes available now, keeping a partial last line for the next call). Allocates only
   /// when a hit list grows.
@@ -118,6 +121,7 @@ class LineSearcher {
   std::size_t next_hit_ = 0;
   std::uint64_t hits_base_ = 0, scanned_end_ = 0;
   std::vector<int> candidates_;  // the current line's candidate rules
+  std::string_view head_;        // what start() looked at
 };
 
 }  // namespace megatriage

@@ -61,6 +61,20 @@ TEST_SUITE("line_prefix") {
     check_rows(rows);
   }
 
+  TEST_CASE("line_prefix: prefixes no parser names stay in the body (prefix_learning learns them)") {
+    check_untouched("node7: Traceback (most recent call last):");
+    check_untouched("(TaskRunner pid=84989) ImportError: x");
+    check_untouched("[80746] Traceback (most recent call last):");
+    check_untouched("rank:  3 | 2022-04-03 18:44:26,615 CRITICAL | Traceback (most recent call last):");
+    const Row rows[] = {
+        // A learnt prefix may stand behind the known ones; it is left at the body's start.
+        {"[default0]:(TaskRunner pid=1) Traceback (most recent call last):",
+         R"(tee=default/0 body="(TaskRunner pid=1) Traceback (most recent call last):")"},
+        {" 3: node7: x", R"(task=3 body="node7: x")"},
+    };
+    check_rows(rows);
+  }
+
   TEST_CASE("line_prefix: srun label rejects times, dates and wide numbers") {
     check_untouched("12:00:00 something");
     check_untouched("2024-05-01 12:00:00,123 INFO x");
