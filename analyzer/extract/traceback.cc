@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "extract/timestamp.h"
+#include "extract/wrapped_exception.h"
 
 namespace megatriage {
 namespace {
@@ -140,7 +141,13 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
 
   if (is_header(raw_body)) {
     bool group = trim(raw_body).find("Exception Group") != std::string_view::npos;
-    if (state_ == State::ChainSeparator || (current_.exception_group && state_ != State::Idle)) {
+    // A message that announces what follows (`... the following error:`) carries the next
+    // traceback inside it (a wrapper printing the real error): one traceback, the inner
+    // exception a block of it.
+    bool embedded = (state_ == State::Message || state_ == State::AfterBlank) &&
+                    !current_.exception_group && announces_traceback(current_.blocks.back());
+    if (state_ == State::ChainSeparator || embedded ||
+        (current_.exception_group && state_ != State::Idle)) {
       start_block(line_number, offset);  // next block of the same chain / group member
     } else {
       complete();
@@ -201,6 +208,11 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
     case State::Message: {
       if (trim(body).empty()) {
         state_ = State::AfterBlank;
+      } else if (trim(body) == kDirectCause || trim(body) == kDuringHandling) {
+        // The blank line before the separator went elsewhere (an unprefixed empty line in a
+        // file of prefixed ranks belongs to no rank's stream).
+        current_.chain_kind = (trim(body) == kDirectCause) ? ChainKind::Cause : ChainKind::Context;
+        state_ = State::ChainSeparator;
       } else if (current_.exception_group) {
         std::string_view t = trim(body);
         if (message_lines_ < limits_.max_message_lines) {
@@ -231,6 +243,14 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       if (t == kDirectCause || t == kDuringHandling) {
         current_.chain_kind = (t == kDirectCause) ? ChainKind::Cause : ChainKind::Context;
         state_ = State::ChainSeparator;
+      } else if (!t.empty() && t.back() == ':' && !looks_like_log_line(body) &&
+                 message_lines_ < limits_.max_message_lines) {
+        // A message with a blank line before its announcement (ProcessRaisedException:
+        // `\n\n-- Process 0 terminated with the following error:`): keep reading it; a
+        // `Traceback` header next is the announced one, anything else ends the traceback.
+        ++message_lines_;
+        if (!block.message_tail.empty()) block.message_tail += '\n';
+        block.message_tail += capped(t, limits_.max_text_bytes);
       } else if (!t.empty()) {
         complete();
       }

@@ -24,6 +24,7 @@ constexpr CodeTag kCodeTags[] = {
     {rule_tag::kNodeFailure, "postmortem: sacct NODE_FAIL confirms the logs' node failure"},
     {rule_tag::kTimeLimit, "postmortem: sacct TIMEOUT confirms the logs' time limit"},
     {rule_tag::kCancelled, "postmortem: sacct CANCELLED names who cancelled the job"},
+    {rule_tag::kDeviceAssert, "root cause: a kernel's assertion line outranks the device-side assert reports"},
 };
 
 }  // namespace

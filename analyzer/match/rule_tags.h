@@ -42,6 +42,10 @@ inline constexpr std::string_view kNodeFailure = "node-failure";
 inline constexpr std::string_view kTimeLimit = "time-limit";
 /// slurmstepd says the job was cancelled (sacct CANCELLED names who).
 inline constexpr std::string_view kCancelled = "cancelled";
+/// A CUDA kernel assertion: the kernel's own `Assertion ... failed.` line, or the
+/// `device-side assert triggered` error the host reports after it. The kernel's line is the
+/// root; the reports are its symptoms.
+inline constexpr std::string_view kDeviceAssert = "device-assert";
 }  // namespace rule_tag
 
 /// Every tag in `rule_tag`, with what the code uses it for (for `rules check` messages).
