@@ -268,9 +268,14 @@ void find_ties(const std::vector<TimelineEntry>& timeline, std::size_t root, con
       continue;  // the same file without stamps: its line order is the order
     }
     const Event& c = *t.event;
-    if (&c == &e || !is_failure_cause(c, matcher) || same_writer(c, e)) continue;
+    if (&c == &e || !is_failure_cause(c, matcher)) continue;
+    // One writer fails once: its later failures are consequences. A stream without a rank may
+    // be several processes (spawn workers sharing a file): the same error there is a tie.
+    if (same_writer(c, e) && !(e.who.rank < 0 && best_rule(c, matcher) == root_rule && c.kind == e.kind))
+      continue;
     if (c.kind == EventKind::Traceback && e.kind == EventKind::Traceback && c.text == e.text &&
-        c.who.rank == e.who.rank && c.who.rank >= 0)
+        c.who.rank == e.who.rank && c.who.local_rank == e.who.local_rank &&
+        (c.who.rank >= 0 || c.who.local_rank >= 0) && c.origin.file != e.origin.file)
       continue;  // a copy of the root (torchrun --tee)
     if (best_rule(c, matcher) == root_rule) {
       ++same_events;
@@ -365,29 +370,35 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
     if (role == RuleRole::Teardown && !teardown && e.kind == EventKind::Traceback) teardown = i;
   }
 
+  // Events without any time sort after every timed one: a traceback of a stream that printed
+  // no stamp, above the end's line in the same file, was printed before it.
+  if (end) {
+    const Event& end_event = *timeline[*end].event;
+    for (std::size_t i = *end + 1; i < timeline.size(); ++i) {
+      const Event& e = *timeline[i].event;
+      if (timeline[i].key_us || e.origin.file != end_event.origin.file || e.origin.line >= end_event.origin.line)
+        continue;
+      if (is_failure_cause(e, matcher)) {
+        if (!cause || e.origin.line < timeline[*cause].event->origin.line) cause = i;
+      } else if (!nccl_symptom && (e.kind != EventKind::Traceback || is_python_traceback(e)) &&
+                 event_role(e, matcher) == RuleRole::Symptom && event_category(e, matcher) == Category::Nccl) {
+        nccl_symptom = i;
+      }
+    }
+  }
+
   Finding f;
   JobEnd end_kind = end ? job_end(*timeline[*end].event, matcher) : JobEnd::None;
-  if (end && nccl_symptom && end_kind != JobEnd::NodeFailure) {
-    f.index = *nccl_symptom;
-    f.basis = Basis::NcclFallback;
-    f.reasons.push_back(std::string("the earliest NCCL/rendezvous error came before ") + job_end_words(end_kind) +
-                        " (" + where(timeline[*end]) + "): that end is a consequence, not the cause");
-  } else if (end) {
-    f.index = *end;
-    f.basis = Basis::Cause;
-    if (end_kind == JobEnd::NodeFailure && nccl_symptom)
-      f.reasons.push_back("a node of the job failed; the " + std::to_string(symptoms_before_cause) +
-                          " NCCL/connection error(s) before it are what its peers saw of it");
-    else
-      f.reasons.push_back(std::string("nothing failed before ") + job_end_words(end_kind) +
-                          ": the end of the job is the root");
-  } else if (cause) {
+  if (cause) {
     f.index = *cause;
     f.basis = Basis::Cause;
     const Event& e = *timeline[*cause].event;
     f.reasons.push_back(e.kind == EventKind::Traceback
                             ? "earliest traceback whose exception is not an NCCL/teardown symptom"
                             : "earliest line that is a cause by itself");
+    if (end)
+      f.reasons.push_back(std::string("it was printed above ") + job_end_words(end_kind) + " (" +
+                          where(timeline[*end]) + "), which is therefore not the cause");
     if (symptoms_before_cause > 0)
       f.reasons.push_back(std::to_string(symptoms_before_cause) +
                           " symptom event(s) ordered before it were set aside");
@@ -396,6 +407,20 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
       f.reasons.push_back("a CUDA kernel's own assertion line (" + where(timeline[*kernel]) +
                           ") is what the device-side assert at " + where(timeline[*cause]) + " reports");
     }
+  } else if (end && nccl_symptom && end_kind != JobEnd::NodeFailure) {
+    f.index = *nccl_symptom;
+    f.basis = Basis::NcclFallback;
+    f.reasons.push_back(std::string("the earliest NCCL/rendezvous error came before ") + job_end_words(end_kind) +
+                        " (" + where(timeline[*end]) + "): that end is a consequence, not the cause");
+  } else if (end) {
+    f.index = *end;
+    f.basis = Basis::Cause;
+    if (end_kind == JobEnd::NodeFailure && nccl_symptom)
+      f.reasons.push_back("a node of the job failed; the NCCL/connection errors before it are what its "
+                          "peers saw of it");
+    else
+      f.reasons.push_back(std::string("nothing failed before ") + job_end_words(end_kind) +
+                          ": the end of the job is the root");
   } else if (nccl_symptom) {
     f.index = *nccl_symptom;
     f.basis = Basis::NcclFallback;

@@ -130,6 +130,22 @@ TEST_CASE("root_cause: an exception before the end is the root; exceptions after
   }
 }
 
+TEST_CASE("root_cause: a traceback without any stamp above the end's line came before it") {
+  Decided d;
+  d.files.push_back(analyze_text(
+      "1: Traceback (most recent call last):\n"
+      "1:   File \"/ws/t.py\", line 1, in <module>\n"
+      "1: ModuleNotFoundError: No module named 'wandb'\n" +
+      kTimeLimit));
+  // srun --label's task 1 printed no stamp: its traceback has no time and sorts last.
+  decide(d);
+  REQUIRE(d.finding.has_value());
+  CHECK(d.report.category == Category::Import);
+  CHECK(d.root().origin.line == 1);
+  CHECK_FALSE(d.timeline[d.finding->index].key_us.has_value());
+  CHECK(d.has_reason("it was printed above the job's time limit (logs/x.err:4)"));
+}
+
 TEST_CASE("root_cause: a node failure explains the connection errors its peers printed") {
   Decided d;
   d.files.push_back(analyze_text(
@@ -286,5 +302,31 @@ TEST_CASE("root_cause: tracebacks interleaved by processes printing at once poin
   CHECK(d.shown().origin.line == 2);
   CHECK(d.report.line == 2);
   CHECK(d.has_reason("interleaved"));
+}
+
+TEST_CASE("root_cause: the same error from a stream without a rank in the same second is a tie") {
+  Decided d;
+  const std::string tb =
+      "Traceback (most recent call last):\n"
+      "  File \"/ws/iou.py\", line 47, in compute_miou_batch\n"
+      "RuntimeError: The size of tensor a (112) must match the size of tensor b (224) at non-singleton dimension 2\n";
+  d.files.push_back(analyze_text("2024-07-28 16:46:36 - LOGS - epoch 0 done\n" + tb + tb + tb +
+                                 "2024-07-28 16:46:37 - LOGS - later\n"));
+  decide(d);
+  REQUIRE(d.finding.has_value());
+  CHECK(d.root().origin.line == 2);
+  CHECK(d.finding->tied_events == 2);
+  CHECK(d.finding->tied_ranks.empty());
+  CHECK(d.has_reason("2 other writer(s) without a rank also failed the same way (Tensor sizes do not match)"));
+  CHECK(d.finding->confidence == Confidence::Medium);
+}
+
+TEST_CASE("root_cause: a ranked writer's later failures are not ties") {
+  Decided d;
+  d.files.push_back(analyze_text("[W1129 15:00:00.000000000 x.cpp:1] step\n" + oom_traceback(3, "15:00:30.000000") +
+                                 oom_traceback(3, "15:00:30.100000")));
+  decide(d);
+  REQUIRE(d.finding.has_value());
+  CHECK(d.finding->tied_events == 0);
 }
 }
