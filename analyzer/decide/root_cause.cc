@@ -138,6 +138,34 @@ void host_for_rank(const std::vector<TimelineEntry>& timeline, const RuleMatcher
   }
 }
 
+}  // namespace
+
+RuleRole event_role(const Event& e, const RuleMatcher& matcher) {
+  if (e.kind == EventKind::ChildFailure) return RuleRole::Context;
+  if (!e.matches.empty())
+    return matcher.rules()[static_cast<std::size_t>(e.matches.front().rule_index)].role;
+  return e.kind == EventKind::Traceback ? RuleRole::Cause : RuleRole::Context;
+}
+
+Category event_category(const Event& e, const RuleMatcher& matcher) {
+  if (!e.matches.empty())
+    return matcher.rules()[static_cast<std::size_t>(e.matches.front().rule_index)].category;
+  return Category::Unknown;
+}
+
+std::optional<std::string> event_field(const Event& e, const RuleMatcher& matcher, std::string_view name) {
+  std::optional<std::string> text;  // the matched text, rebuilt once and only when needed
+  for (const auto& m : e.matches) {
+    if (!matcher.has_group(m.rule_index, name)) continue;
+    if (!text) text = matched_text(e);
+    std::optional<std::string> value = matcher.field(m, *text, name);
+    if (value && !value->empty()) return value;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 // ---- Root selection (which event is the root) ----
 
 const Rule* best_rule(const Event& e, const RuleMatcher& matcher) {
@@ -231,6 +259,18 @@ bool same_writer(const Event& a, const Event& b) {
          a.who.local_rank == b.who.local_rank;
 }
 
+// Why the root is weaker evidence than a whole traceback, nullopt when it is not.
+// TODO(headerless): helper "headerless" adds `Traceback::headerless` (model/traceback.h: frames
+// without their `Traceback` header, or a lone exception line). Once it is merged, return here:
+//   if (e.kind == EventKind::Traceback && e.traceback->headerless)
+//     return e.traceback->blocks.front().frames.empty()
+//                ? "the root is a lone exception line, without its traceback"
+//                : "the root is a fragment of a traceback (its header is not in the logs)";
+std::optional<std::string> fragment_reason(const Event& e) {
+  (void)e;
+  return std::nullopt;
+}
+
 // The wrapper's exception line when the root's error was printed inside another exception's
 // message: an exception line embedded in the decisive block's message tail, or a block whose
 // previous block's message announced it (`... the following error:`).
@@ -321,30 +361,6 @@ void find_ties(const std::vector<TimelineEntry>& timeline, std::size_t root, con
 }
 
 }  // namespace
-
-RuleRole event_role(const Event& e, const RuleMatcher& matcher) {
-  if (e.kind == EventKind::ChildFailure) return RuleRole::Context;
-  if (!e.matches.empty())
-    return matcher.rules()[static_cast<std::size_t>(e.matches.front().rule_index)].role;
-  return e.kind == EventKind::Traceback ? RuleRole::Cause : RuleRole::Context;
-}
-
-Category event_category(const Event& e, const RuleMatcher& matcher) {
-  if (!e.matches.empty())
-    return matcher.rules()[static_cast<std::size_t>(e.matches.front().rule_index)].category;
-  return Category::Unknown;
-}
-
-std::optional<std::string> event_field(const Event& e, const RuleMatcher& matcher, std::string_view name) {
-  std::optional<std::string> text;  // the matched text, rebuilt once and only when needed
-  for (const auto& m : e.matches) {
-    if (!matcher.has_group(m.rule_index, name)) continue;
-    if (!text) text = matched_text(e);
-    std::optional<std::string> value = matcher.field(m, *text, name);
-    if (value && !value->empty()) return value;
-  }
-  return std::nullopt;
-}
 
 std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timeline,
                                          const RuleMatcher& matcher) {
@@ -467,8 +483,7 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
   }
   if (f.who.host.empty()) host_for_rank(timeline, matcher, f.who, f.reasons);
 
-  // Confidence: how well the time line separates the root from the next candidate, lowered
-  // by what makes the choice uncertain.
+  // Confidence: how well the time line separates the root from the next candidate.
   if (!root.key_us) {
     f.confidence = Confidence::Low;
     f.reasons.push_back("no timestamps: ordered by file and line only");
@@ -477,12 +492,15 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
   } else {
     f.confidence = Confidence::Medium;
   }
+  // Lowered by what makes the choice uncertain.
   auto at_most = [&](Confidence c) {
     if (static_cast<int>(f.confidence) < static_cast<int>(c)) f.confidence = c;
   };
   if (f.tied_events > 0) at_most(Confidence::Medium);  // the reasons name the ties
-  // TODO(headerless): a root from a fragment (a traceback without its header, a lone exception
-  // line) is weaker evidence: lower to medium and say so, from the flag helper "headerless" adds.
+  if (std::optional<std::string> why = fragment_reason(e)) {
+    at_most(Confidence::Medium);
+    f.reasons.push_back(*why);
+  }
   if (std::optional<std::string> wrapper = wrapper_of(e))
     f.reasons.push_back("the error was carried inside the message of a wrapper exception (" + *wrapper +
                         "): the inner error is the cause");

@@ -139,6 +139,33 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
   std::string_view body = raw_body;
   if (current_.exception_group) body = strip_group_margin(raw_body);
 
+  // Two ways a message goes on that the states below do not expect (checked first, apart from
+  // them): a chain separator right after the message, its blank line having gone elsewhere (an
+  // unprefixed empty line in a file of prefixed ranks belongs to no rank's stream); and a line
+  // ending with ':' after a blank line, a message announcing what follows
+  // (ProcessRaisedException: `\n\n-- Process 0 terminated with the following error:`): it is
+  // kept in the message, and a `Traceback` header next is the announced one (below), anything
+  // else ends the traceback.
+  if ((state_ == State::Message || state_ == State::AfterBlank) && !current_.exception_group) {
+    std::string_view t = trim(body);
+    if (state_ == State::Message && (t == kDirectCause || t == kDuringHandling)) {
+      current_.chain_kind = (t == kDirectCause) ? ChainKind::Cause : ChainKind::Context;
+      state_ = State::ChainSeparator;
+      current_.last_line = line_number;
+      return false;
+    }
+    if (state_ == State::AfterBlank && !t.empty() && t.back() == ':' && t != kDirectCause &&
+        t != kDuringHandling && !is_header(raw_body) && !looks_like_log_line(body) &&
+        message_lines_ < limits_.max_message_lines) {
+      ExceptionBlock& block = current_.blocks.back();
+      ++message_lines_;
+      if (!block.message_tail.empty()) block.message_tail += '\n';
+      block.message_tail += capped(t, limits_.max_text_bytes);
+      current_.last_line = line_number;
+      return false;
+    }
+  }
+
   if (is_header(raw_body)) {
     bool group = trim(raw_body).find("Exception Group") != std::string_view::npos;
     // A message that announces what follows (`... the following error:`) carries the next
@@ -208,11 +235,6 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
     case State::Message: {
       if (trim(body).empty()) {
         state_ = State::AfterBlank;
-      } else if (trim(body) == kDirectCause || trim(body) == kDuringHandling) {
-        // The blank line before the separator went elsewhere (an unprefixed empty line in a
-        // file of prefixed ranks belongs to no rank's stream).
-        current_.chain_kind = (trim(body) == kDirectCause) ? ChainKind::Cause : ChainKind::Context;
-        state_ = State::ChainSeparator;
       } else if (current_.exception_group) {
         std::string_view t = trim(body);
         if (message_lines_ < limits_.max_message_lines) {
@@ -243,14 +265,6 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       if (t == kDirectCause || t == kDuringHandling) {
         current_.chain_kind = (t == kDirectCause) ? ChainKind::Cause : ChainKind::Context;
         state_ = State::ChainSeparator;
-      } else if (!t.empty() && t.back() == ':' && !looks_like_log_line(body) &&
-                 message_lines_ < limits_.max_message_lines) {
-        // A message with a blank line before its announcement (ProcessRaisedException:
-        // `\n\n-- Process 0 terminated with the following error:`): keep reading it; a
-        // `Traceback` header next is the announced one, anything else ends the traceback.
-        ++message_lines_;
-        if (!block.message_tail.empty()) block.message_tail += '\n';
-        block.message_tail += capped(t, limits_.max_text_bytes);
       } else if (!t.empty()) {
         complete();
       }

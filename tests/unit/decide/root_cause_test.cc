@@ -249,6 +249,26 @@ TEST_CASE("root_cause: the error inside a wrapper's message is the root's, at th
   }
 }
 
+TEST_CASE("root_cause: CheckpointException's per-rank tracebacks: the inner error is the root's exception") {
+  Decided d;
+  d.files.push_back(analyze_text(
+      "[rank0]: Traceback (most recent call last):\n"
+      "[rank0]:   File \"/ws/train.py\", line 80, in <module>\n"
+      "[rank0]:     dcp.save(state, checkpoint_id=path)\n"
+      "[rank0]: torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([2])\n"
+      "[rank0]: Traceback (most recent call last): (RANK 2)\n"
+      "[rank0]:   File \"/usr/lib/python3/dist-packages/torch/distributed/checkpoint/utils.py\", line 192, in reduce_scatter\n"
+      "[rank0]:     local_data = map_fun()\n"
+      "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 has a total capacity of 79.11 GiB of which 1.02 GiB is free.\n"));
+  decide(d);
+  REQUIRE(d.finding.has_value());
+  CHECK(d.report.category == Category::Oom);
+  CHECK(d.report.exception.rfind("torch.OutOfMemoryError: CUDA out of memory.", 0) == 0);
+  REQUIRE(d.report.chain.size() == 1);
+  CHECK(d.report.chain[0].rfind("torch.distributed.checkpoint.api.CheckpointException:", 0) == 0);
+  CHECK(d.report.line == 1);
+}
+
 TEST_CASE("root_cause: in a chain, a later block that names the failure beats a generic first one") {
   Decided d;
   d.files.push_back(analyze_text(
