@@ -5,6 +5,9 @@ target_link_libraries(megatriage_label_check PRIVATE nlohmann_json::nlohmann_jso
 add_executable(megatriage_json_get ${CMAKE_SOURCE_DIR}/tests/e2e/json_get.cc)
 target_link_libraries(megatriage_json_get PRIVATE nlohmann_json::nlohmann_json)
 set(JSON_GET $<TARGET_FILE:megatriage_json_get>)
+# tools/score's scorer: accuracy over every labelled fixture (run by tools/score).
+add_executable(megatriage_score ${CMAKE_SOURCE_DIR}/tools/score.cc)
+target_link_libraries(megatriage_score PRIVATE nlohmann_json::nlohmann_json)
 
 file(GLOB E2E_CASES LIST_DIRECTORIES true ${CMAKE_SOURCE_DIR}/fixtures/*)
 foreach(case_dir ${E2E_CASES})

@@ -1,9 +1,13 @@
-// Compares a megatriage JSON report with a fixture's label.json (the corpus format): category,
-// root file, root line and root rank. A null in the label means "the logs cannot tell" and is
-// not checked, except category "none", which requires verdict no_failure.
+// Compares a megatriage JSON report with a fixture's label.json (fixtures/README.md): category,
+// root location and root rank, scored as tools/score.cc scores them. A null in the label means
+// "the logs cannot tell" and is not checked, except category "none", which requires verdict
+// no_failure.
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 int main(int argc, char** argv) {
   // --valid FILE: the file parses as JSON (nlohmann rejects invalid UTF-8 in strings).
@@ -46,8 +50,28 @@ int main(int argc, char** argv) {
       return 1;
     }
     expect("category", root["category"], label["category"]);
-    if (!label["root_file"].is_null()) expect("file", root["file"], label["root_file"]);
-    if (!label["root_line"].is_null()) expect("line", root["line"], label["root_line"]);
+    // The root's place: the label's file and line or one of its alternatives (a --tee copy, an
+    // excerpt's first line); an NCCL failure is a cluster of lines, so within 40 lines of one.
+    if (!label["root_line"].is_null()) {
+      std::vector<std::pair<nlohmann::json, nlohmann::json>> places{{label["root_file"], label["root_line"]}};
+      if (label.contains("alt_locations") && label["alt_locations"].is_array())
+        for (const auto& alt : label["alt_locations"]) places.emplace_back(alt[0], alt[1]);
+      const bool nccl = label["category"] == "nccl";
+      bool found = false;
+      for (const auto& [file, line] : places) {
+        if (root["file"] != file || !root["line"].is_number() || !line.is_number()) continue;
+        long distance = std::labs(root["line"].get<long>() - line.get<long>());
+        if (distance == 0 || (nccl && distance <= 40)) found = true;
+      }
+      if (!found) {
+        std::cerr << "location: report says " << root["file"].dump() << ":" << root["line"].dump()
+                  << ", label says " << label["root_file"].dump() << ":" << label["root_line"].dump()
+                  << (nccl ? " (within 40 lines)" : "") << " or an alt_location\n";
+        ++failures;
+      }
+    } else if (!label["root_file"].is_null()) {
+      expect("file", root["file"], label["root_file"]);
+    }
     if (!label["root_rank"].is_null()) expect("rank", root["rank"], label["root_rank"]);
     if (label.contains("root_host") && !label["root_host"].is_null())
       expect("host", root["host"], label["root_host"]);
