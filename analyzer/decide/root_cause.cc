@@ -5,7 +5,6 @@
 #include <set>
 
 #include "base/text_util.h"
-#include "extract/wrapped_exception.h"
 #include "match/rule_tags.h"
 
 namespace megatriage {
@@ -280,9 +279,10 @@ std::optional<std::string> wrapper_of(const Event& e) {
   const ExceptionBlock& b = blocks[static_cast<std::size_t>(e.decisive_block)];
   auto shown = [](const std::string& line) { return line.size() > 160 ? line.substr(0, 157) + "..." : line; };
   if (e.text != b.exception) return shown(b.exception);
-  if (e.decisive_block > 0) {
-    const ExceptionBlock& before = blocks[static_cast<std::size_t>(e.decisive_block - 1)];
-    if (announces_traceback(before)) return shown(before.exception);
+  if (b.embedded && e.decisive_block > 0) {
+    int w = e.decisive_block - 1;  // the outermost wrapper of a run of embedded blocks
+    while (w > 0 && blocks[static_cast<std::size_t>(w)].embedded) --w;
+    return shown(blocks[static_cast<std::size_t>(w)].exception);
   }
   return std::nullopt;
 }

@@ -389,7 +389,8 @@ class FileAnalyzer : public LineSink {
   // Picks the block that decides what this traceback is (see root_cause.h for the policy): the
   // most specific block (block_specificity), the first of equals: in a chain the first
   // exception is the cause, unless a later one names the failure and it does not (a generic
-  // wrapper around a CUDA OOM, a RuntimeError re-raising an ImportError); else the first block.
+  // wrapper around a CUDA OOM, a RuntimeError re-raising an ImportError); an embedded block
+  // (printed inside its wrapper's message) over its wrapper when as specific; else the first.
   // When the chosen block's rule matched an exception line embedded in the message (the
   // wrapper's text carrying the inner error), that line is the event's text.
   void choose_matches(Traceback& tb, Event& e) {
@@ -403,7 +404,10 @@ class FileAnalyzer : public LineSink {
       b.message_tail = valid_text(b.message_tail, b.exception_line);
       std::vector<RuleMatch> matches = matcher_.match(block_text(b), AppliesTo::Exception);
       int specificity = block_specificity(matches);
-      if (chosen < 0 || specificity > chosen_specificity) {
+      // An error printed inside the chosen block's message (a wrapper's) replaces it unless it
+      // says less: the inner error is the cause.
+      bool inner = b.embedded && chosen == static_cast<int>(i) - 1 && specificity >= chosen_specificity;
+      if (chosen < 0 || specificity > chosen_specificity || inner) {
         chosen = static_cast<int>(i);
         chosen_specificity = specificity;
         chosen_matches = std::move(matches);

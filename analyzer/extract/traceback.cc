@@ -148,6 +148,15 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
   // else ends the traceback.
   if ((state_ == State::Message || state_ == State::AfterBlank) && !current_.exception_group) {
     std::string_view t = trim(body);
+    // A traceback the message prints as text (`Original Traceback (most recent call last):` of
+    // torch's ExceptionWrapper, `Traceback (most recent call last): (RANK 0)` of a
+    // CheckpointException): the inner error, a block of this traceback, uncapped by the
+    // message's limits.
+    if (state_ == State::Message && t != kHeader && t.find(kHeader) != std::string_view::npos) {
+      start_block(line_number, offset);
+      current_.blocks.back().embedded = true;
+      return false;
+    }
     if (state_ == State::Message && (t == kDirectCause || t == kDuringHandling)) {
       current_.chain_kind = (t == kDirectCause) ? ChainKind::Cause : ChainKind::Context;
       state_ = State::ChainSeparator;
@@ -176,6 +185,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
     if (state_ == State::ChainSeparator || embedded ||
         (current_.exception_group && state_ != State::Idle)) {
       start_block(line_number, offset);  // next block of the same chain / group member
+      current_.blocks.back().embedded = embedded;
     } else {
       complete();
       start_block(line_number, offset);
@@ -302,6 +312,7 @@ std::string to_debug_string(const Traceback& tb) {
              b.frames.back().function;
     out += " exc@" + std::to_string(b.exception_line) + "=\"" + b.exception + "\"";
     if (!b.message_tail.empty()) out += " +tail";
+    if (b.embedded) out += " embedded";
   }
   if (tb.chain_kind != ChainKind::None) out += std::string(" chain=") + chain_kind_name(tb.chain_kind);
   if (tb.exception_group) out += " group";

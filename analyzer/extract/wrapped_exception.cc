@@ -70,6 +70,10 @@ std::vector<std::string_view> embedded_exception_lines(std::string_view tail) {
 }
 
 bool announces_traceback(const ExceptionBlock& b) {
+  // A wrapper that names the inner type (`RayTaskError(ImportError): ...`) carries its traceback.
+  std::string_view line = trim_blanks(b.exception);
+  std::size_t name = dotted_name(line);
+  if (name > 0 && name < line.size() && line[name] == '(' && is_exception_line(line)) return true;
   std::string_view tail = trim_blanks(b.message_tail);
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.remove_suffix(1);
   std::string_view last;

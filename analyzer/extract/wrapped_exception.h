@@ -25,8 +25,9 @@ bool is_exception_line(std::string_view line);
 std::vector<std::string_view> embedded_exception_lines(std::string_view tail);
 
 /// True when the block's message ends by announcing more (its last non-blank line, of the tail
-/// or else the exception line, ends with ':'): a `Traceback` header that follows belongs to
-/// this message (`... the following error:`), not to a new, separate failure.
+/// or else the exception line, ends with ':'), or its exception names the inner type it wraps
+/// (`RayTaskError(ImportError): ...`): a `Traceback` header that follows belongs to this
+/// message (`... the following error:`), not to a new, separate failure.
 bool announces_traceback(const ExceptionBlock& b);
 
 }  // namespace megatriage

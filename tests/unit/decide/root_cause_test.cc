@@ -264,9 +264,47 @@ TEST_CASE("root_cause: CheckpointException's per-rank tracebacks: the inner erro
   REQUIRE(d.finding.has_value());
   CHECK(d.report.category == Category::Oom);
   CHECK(d.report.exception.rfind("torch.OutOfMemoryError: CUDA out of memory.", 0) == 0);
-  REQUIRE(d.report.chain.size() == 1);
+  REQUIRE(d.report.chain.size() == 2);
   CHECK(d.report.chain[0].rfind("torch.distributed.checkpoint.api.CheckpointException:", 0) == 0);
   CHECK(d.report.line == 1);
+  CHECK(d.has_reason("carried inside the message of a wrapper exception (torch.distributed.checkpoint.api.CheckpointException:"));
+}
+
+TEST_CASE("root_cause: torch's ExceptionWrapper (`Original Traceback`): the inner error decides, however long") {
+  std::string text =
+      "Traceback (most recent call last):\n"
+      "  File \"/ws/train.py\", line 80, in <module>\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/_utils.py\", line 715, in reraise\n"
+      "    raise exception\n"
+      "torch.OutOfMemoryError: Caught OutOfMemoryError in replica 0 on device 0.\n"
+      "Original Traceback (most recent call last):\n";
+  for (int i = 0; i < 60; ++i)
+    text += "  File \"/ws/model.py\", line " + std::to_string(i + 1) + ", in forward\n    x = layer(x)\n";
+  text += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 63.42 GiB of which 1.20 GiB is free.\n";
+  Decided d;
+  d.files.push_back(analyze_text(text));
+  decide(d);
+  REQUIRE(d.finding.has_value());
+  CHECK(d.report.category == Category::Oom);
+  CHECK(d.report.rule == "cuda.oom");
+  CHECK(d.report.exception.rfind("torch.OutOfMemoryError: CUDA out of memory.", 0) == 0);
+  CHECK(d.report.line == 1);
+  CHECK(d.has_reason("(torch.OutOfMemoryError: Caught OutOfMemoryError in replica 0 on device 0.)"));
+}
+
+TEST_CASE("root_cause: an inner error as unknown as its wrapper still replaces it (DataLoader worker)") {
+  Decided d;
+  d.files.push_back(analyze_text(
+      "Traceback (most recent call last):\n"
+      "  File \"/ws/train.py\", line 80, in <module>\n"
+      "ValueError: Caught ValueError in DataLoader worker process 0.\n"
+      "Original Traceback (most recent call last):\n"
+      "  File \"/ws/data.py\", line 12, in __getitem__\n"
+      "ValueError: sample 1234 has no field 'text'\n"));
+  decide(d);
+  REQUIRE(d.finding.has_value());
+  CHECK(d.report.exception == "ValueError: sample 1234 has no field 'text'");
+  CHECK(d.report.category == Category::Unknown);
 }
 
 TEST_CASE("root_cause: in a chain, a later block that names the failure beats a generic first one") {

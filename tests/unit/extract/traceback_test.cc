@@ -223,6 +223,7 @@ TEST_CASE("traceback: a message that announces a traceback (ends with ':') keeps
         "ImportError: flash_attn_2_cuda.so: undefined symbol: _ZN3c10\n");
     REQUIRE(tbs.size() == 1);
     REQUIRE(tbs[0].blocks.size() == 2);
+    CHECK(tbs[0].blocks[1].embedded);
     CHECK(tbs[0].blocks[1].header_line == 5);
     CHECK(tbs[0].blocks[1].exception == "ImportError: flash_attn_2_cuda.so: undefined symbol: _ZN3c10");
   }
@@ -267,6 +268,26 @@ TEST_CASE("traceback: a message that announces a traceback (ends with ':') keeps
         "KeyError: 'second'\n");
     CHECK(tbs.size() == 2);
   }
+}
+
+TEST_CASE("traceback: a traceback printed inside a message is a block of its own") {
+  auto tbs = feed_all(
+      "Traceback (most recent call last):\n"
+      "  File \"/ws/train.py\", line 80, in <module>\n"
+      "torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([0, 1])\n"
+      "Traceback (most recent call last): (RANK 0)\n"
+      "  File \"/ws/utils.py\", line 192, in reduce_scatter\n"
+      "megatron.core.dist_checkpointing.core.CheckpointingException: Global shape mismatch\n"
+      "Traceback (most recent call last): (RANK 1)\n"
+      "  File \"/ws/utils.py\", line 192, in reduce_scatter\n"
+      "megatron.core.dist_checkpointing.core.CheckpointingException: Global shape mismatch\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(to_debug_string(tbs[0]) ==
+        "@1 frames=1 last=/ws/train.py:80:<module> exc@3=\"torch.distributed.checkpoint.api.CheckpointException: "
+        "CheckpointException ranks:dict_keys([0, 1])\" | @4 frames=1 last=/ws/utils.py:192:reduce_scatter "
+        "exc@6=\"megatron.core.dist_checkpointing.core.CheckpointingException: Global shape mismatch\" embedded | "
+        "@7 frames=1 last=/ws/utils.py:192:reduce_scatter exc@9=\"megatron.core.dist_checkpointing.core."
+        "CheckpointingException: Global shape mismatch\" embedded");
 }
 
 TEST_CASE("traceback: a chain separator right after the message (its blank line went to another stream)") {

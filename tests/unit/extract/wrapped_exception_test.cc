@@ -60,6 +60,9 @@ TEST_CASE("wrapped_exception: a message ending in ':' announces the traceback th
   CHECK(announces_traceback(b));
   b.message_tail = "-- Process 0 terminated with the following error:\nsomething else";
   CHECK_FALSE(announces_traceback(b));
+  ExceptionBlock ray;
+  ray.exception = "ray.exceptions.RayTaskError(ImportError): ray::WorkerDict.__init__() (pid=87823, ip=172.31.30.148)";
+  CHECK(announces_traceback(ray));
   ExceptionBlock plain;
   plain.exception = "ValueError: bad value";
   CHECK_FALSE(announces_traceback(plain));
