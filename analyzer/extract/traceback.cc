@@ -63,6 +63,21 @@ bool is_level_logger_line(std::string_view body) {
   return i >= 4 && i < body.size() && body[i] == ':' && i + 1 < body.size() && body[i + 1] != ' ';
 }
 
+// A header a message prints as text: `Traceback (most recent call last): (RANK 0)`, or one word
+// before it (`Original Traceback (most recent call last):`). Not the header itself, and not a
+// log line that quotes one after its own head.
+bool is_embedded_header(std::string_view t) {
+  if (t == kHeader) return false;
+  if (starts_with(t, kHeader)) return true;
+  if (t.size() <= kHeader.size() || t.substr(t.size() - kHeader.size()) != kHeader) return false;
+  std::string_view word = t.substr(0, t.size() - kHeader.size());
+  if (word.size() < 2 || word.back() != ' ') return false;
+  word.remove_suffix(1);
+  for (char c : word)
+    if (std::isalpha(static_cast<unsigned char>(c)) == 0) return false;
+  return true;
+}
+
 }  // namespace
 
 std::string_view strip_group_margin(std::string_view body) {
@@ -152,7 +167,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
     // torch's ExceptionWrapper, `Traceback (most recent call last): (RANK 0)` of a
     // CheckpointException): the inner error, a block of this traceback, uncapped by the
     // message's limits.
-    if (state_ == State::Message && t != kHeader && t.find(kHeader) != std::string_view::npos) {
+    if (state_ == State::Message && is_embedded_header(t) && !looks_like_log_line(body)) {
       start_block(line_number, offset);
       current_.blocks.back().embedded = true;
       return false;

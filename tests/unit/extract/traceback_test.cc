@@ -290,6 +290,18 @@ TEST_CASE("traceback: a traceback printed inside a message is a block of its own
         "CheckpointingException: Global shape mismatch\" embedded");
 }
 
+TEST_CASE("traceback: a log line quoting a header after its own head is not an embedded traceback") {
+  auto tbs = feed_all(
+      "Traceback (most recent call last):\n"
+      "  File \"a.py\", line 1, in f\n"
+      "ValueError: first\n"
+      "rank:  3 | 2022-04-03 18:44:26,615 CRITICAL | Traceback (most recent call last):\n"
+      "  File \"b.py\", line 2, in g\n"
+      "KeyError: 'second'\n");
+  REQUIRE_FALSE(tbs.empty());
+  CHECK(tbs[0].blocks.size() == 1);
+}
+
 TEST_CASE("traceback: a chain separator right after the message (its blank line went to another stream)") {
   auto tbs = feed_all(
       "Traceback (most recent call last):\n"
