@@ -108,6 +108,8 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   }
   r.confidence = finding.confidence;
   r.basis = finding.basis;
+  r.tied_ranks = finding.tied_ranks;
+  r.tied_events = finding.tied_events;
   r.reasons.insert(r.reasons.begin(), finding.reasons.begin(), finding.reasons.end());
   return r;
 }

@@ -31,14 +31,31 @@ struct Finding {
   std::vector<std::string> reasons;  // why this event was chosen
   Confidence confidence = Confidence::Low;
   Basis basis = Basis::Cause;
+  // Other causes the timeline cannot put after the root (same second, or unstamped between the
+  // same stamps): their ranks (sorted, unique, the root's excluded) and how many events.
+  std::vector<int> tied_ranks;
+  std::size_t tied_events = 0;
 };
 
 /// Chooses the root cause, or nullopt when nothing failed. Policy: the earliest cause
 /// (traceback not matched by a symptom/teardown rule, or a cause line such as a cgroup OOM
-/// kill or a time-limit cancel); else the earliest nccl-category symptom (a hang or a
-/// connectivity failure); else the earliest teardown traceback. When torchrun `--tee` echoed the
-/// root traceback to the console and the worker's own `attempt_N/<local_rank>/stderr.log` holds
-/// the original, `location` points at the original.
+/// kill); else the earliest nccl-category symptom (a hang or a connectivity failure); else the
+/// earliest teardown traceback. Refinements:
+/// - Ends are not causes: SLURM ending the job (time limit, scancel: tags `time-limit`,
+///   `cancelled`) is the root only when nothing failed before it; an earlier NCCL symptom (a
+///   rendezvous timeout, a watchdog) is the root then. A node failure (`node-failure`) explains
+///   the NCCL symptoms around it and loses only to an earlier cause. Failures after an end are
+///   its symptoms.
+/// - A kernel's assertion line (tag `device-assert`, a line) outranks the `device-side assert
+///   triggered` tracebacks (same tag) that report it.
+/// - Ties: other causes within a second of the root (or unstamped between the same stamps, or
+///   without any stamp in other files) are listed in `tied_ranks`/`tied_events`; the earlier
+///   line wins, and confidence is never high.
+/// - Interleaved writers: tracebacks cut off by the next header in the same stream right before
+///   the root (several processes printing at once) are the root's; `location` is the first
+///   header of that run.
+/// When torchrun `--tee` echoed the root traceback to the console and the worker's own
+/// `attempt_N/<local_rank>/stderr.log` holds the original, `location` points at the original.
 std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timeline,
                                          const RuleMatcher& matcher);
 

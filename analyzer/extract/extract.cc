@@ -15,6 +15,7 @@
 #include "extract/prefix_learning.h"
 #include "extract/rank_mentions.h"
 #include "extract/timestamp.h"
+#include "extract/wrapped_exception.h"
 #include "model/fact_registry.h"
 #include "scan/chunk_scan.h"
 #include "scan/line_searcher.h"
@@ -508,37 +509,68 @@ class FileAnalyzer : public LineSink {
     }
   }
 
-  // Picks the block that decides what this traceback is (see root_cause.h for the policy):
-  // the first block with a cause rule; else the first with any rule; else the first block.
+  // How much a block's matches say about the failure: 0 no rule; 1 a symptom, teardown or
+  // context rule; 2 a cause rule of category unknown (a generic error); 3 a cause rule that names
+  // a category (oom, shape, import, nccl).
+  int block_specificity(const std::vector<RuleMatch>& matches) const {
+    if (matches.empty()) return 0;
+    const Rule& rule = matcher_.rules()[static_cast<std::size_t>(matches.front().rule_index)];
+    if (rule.role != RuleRole::Cause) return 1;
+    return rule.category == Category::Unknown ? 2 : 3;
+  }
+
+  // Picks the block that decides what this traceback is (see root_cause.h for the policy): the
+  // most specific block (block_specificity), the first of equals: in a chain the first
+  // exception is the cause, unless a later one names the failure and it does not (a generic
+  // wrapper around a CUDA OOM, a RuntimeError re-raising an ImportError); an embedded block
+  // (printed inside its wrapper's message) over its wrapper when as specific; else the first.
+  // When the chosen block's rule matched an exception line embedded in the message (the
+  // wrapper's text carrying the inner error), that line is the event's text.
   void choose_matches(Traceback& tb, Event& e) {
     int chosen = -1;
+    int chosen_specificity = 0;
     std::vector<RuleMatch> chosen_matches;
     for (std::size_t i = 0; i < tb.blocks.size(); ++i) {
       auto& b = tb.blocks[i];
       if (b.exception.empty()) continue;
       b.exception = valid_text(b.exception, b.exception_line);
       b.message_tail = valid_text(b.message_tail, b.exception_line);
-      std::string text = block_text(b);
-      std::vector<RuleMatch> matches = matcher_.match(text, AppliesTo::Exception);
-      bool is_cause = !matches.empty() &&
-                      matcher_.rules()[static_cast<std::size_t>(matches.front().rule_index)].role == RuleRole::Cause;
-      if (is_cause) {
+      std::vector<RuleMatch> matches = matcher_.match(block_text(b), AppliesTo::Exception);
+      int specificity = block_specificity(matches);
+      // An error printed inside the chosen block's message (a wrapper's) replaces it unless it
+      // says less: the inner error is the cause.
+      bool inner = b.embedded && chosen == static_cast<int>(i) - 1 && specificity >= chosen_specificity;
+      if (chosen < 0 || specificity > chosen_specificity || inner) {
         chosen = static_cast<int>(i);
-        chosen_matches = std::move(matches);
-        break;
-      }
-      if (chosen < 0 && !matches.empty()) {
-        chosen = static_cast<int>(i);
+        chosen_specificity = specificity;
         chosen_matches = std::move(matches);
       }
-    }
-    if (chosen < 0) {
-      for (std::size_t i = 0; i < tb.blocks.size(); ++i)
-        if (!tb.blocks[i].exception.empty()) { chosen = static_cast<int>(i); break; }
+      if (specificity == 3) break;  // nothing later can say more
     }
     e.matches = std::move(chosen_matches);
-    if (chosen >= 0) e.text = tb.blocks[static_cast<std::size_t>(chosen)].exception;
     e.decisive_block = chosen;
+    if (chosen < 0) return;
+    const ExceptionBlock& b = tb.blocks[static_cast<std::size_t>(chosen)];
+    e.text = b.exception;
+    if (!e.matches.empty() && !b.message_tail.empty()) {
+      if (std::optional<std::string_view> inner = embedded_match(b, e.matches.front().rule_index))
+        e.text = std::string(*inner);
+    }
+  }
+
+  // The exception line inside `b`'s message tail that rule `rule` matches, when the block's own
+  // exception line does not: the wrapped error. Tracebacks with a message tail are rare, so
+  // the extra matches cost nothing on the hot path.
+  std::optional<std::string_view> embedded_match(const ExceptionBlock& b, int rule) const {
+    auto matches_rule = [&](std::string_view text) {
+      for (const RuleMatch& m : matcher_.match(text, AppliesTo::Exception))
+        if (m.rule_index == rule) return true;
+      return false;
+    };
+    if (matches_rule(b.exception)) return std::nullopt;
+    for (std::string_view line : embedded_exception_lines(b.message_tail))
+      if (matches_rule(line)) return line;
+    return std::nullopt;
   }
 
   // A ChildFailedError entry is attributed to the child it names; its time is the one printed

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "extract/timestamp.h"
+#include "extract/wrapped_exception.h"
 
 namespace megatriage {
 namespace {
@@ -60,6 +61,21 @@ bool is_level_logger_line(std::string_view body) {
   std::size_t i = 0;
   while (i < body.size() && std::isupper(static_cast<unsigned char>(body[i]))) ++i;
   return i >= 4 && i < body.size() && body[i] == ':' && i + 1 < body.size() && body[i + 1] != ' ';
+}
+
+// A header a message prints as text: `Traceback (most recent call last): (RANK 0)`, or one word
+// before it (`Original Traceback (most recent call last):`). Not the header itself, and not a
+// log line that quotes one after its own head.
+bool is_embedded_header(std::string_view t) {
+  if (t == kHeader) return false;
+  if (starts_with(t, kHeader)) return true;
+  if (t.size() <= kHeader.size() || t.substr(t.size() - kHeader.size()) != kHeader) return false;
+  std::string_view word = t.substr(0, t.size() - kHeader.size());
+  if (word.size() < 2 || word.back() != ' ') return false;
+  word.remove_suffix(1);
+  for (char c : word)
+    if (std::isalpha(static_cast<unsigned char>(c)) == 0) return false;
+  return true;
 }
 
 }  // namespace
@@ -138,10 +154,53 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
   std::string_view body = raw_body;
   if (current_.exception_group) body = strip_group_margin(raw_body);
 
+  // Two ways a message goes on that the states below do not expect (checked first, apart from
+  // them): a chain separator right after the message, its blank line having gone elsewhere (an
+  // unprefixed empty line in a file of prefixed ranks belongs to no rank's stream); and a line
+  // ending with ':' after a blank line, a message announcing what follows
+  // (ProcessRaisedException: `\n\n-- Process 0 terminated with the following error:`): it is
+  // kept in the message, and a `Traceback` header next is the announced one (below), anything
+  // else ends the traceback.
+  if ((state_ == State::Message || state_ == State::AfterBlank) && !current_.exception_group) {
+    std::string_view t = trim(body);
+    // A traceback the message prints as text (`Original Traceback (most recent call last):` of
+    // torch's ExceptionWrapper, `Traceback (most recent call last): (RANK 0)` of a
+    // CheckpointException): the inner error, a block of this traceback, uncapped by the
+    // message's limits.
+    if (state_ == State::Message && is_embedded_header(t) && !looks_like_log_line(body)) {
+      start_block(line_number, offset);
+      current_.blocks.back().embedded = true;
+      return false;
+    }
+    if (state_ == State::Message && (t == kDirectCause || t == kDuringHandling)) {
+      current_.chain_kind = (t == kDirectCause) ? ChainKind::Cause : ChainKind::Context;
+      state_ = State::ChainSeparator;
+      current_.last_line = line_number;
+      return false;
+    }
+    if (state_ == State::AfterBlank && !t.empty() && t.back() == ':' && t != kDirectCause &&
+        t != kDuringHandling && !is_header(raw_body) && !looks_like_log_line(body) &&
+        message_lines_ < limits_.max_message_lines) {
+      ExceptionBlock& block = current_.blocks.back();
+      ++message_lines_;
+      if (!block.message_tail.empty()) block.message_tail += '\n';
+      block.message_tail += capped(t, limits_.max_text_bytes);
+      current_.last_line = line_number;
+      return false;
+    }
+  }
+
   if (is_header(raw_body)) {
     bool group = trim(raw_body).find("Exception Group") != std::string_view::npos;
-    if (state_ == State::ChainSeparator || (current_.exception_group && state_ != State::Idle)) {
+    // A message that announces what follows (`... the following error:`) carries the next
+    // traceback inside it (a wrapper printing the real error): one traceback, the inner
+    // exception a block of it.
+    bool embedded = (state_ == State::Message || state_ == State::AfterBlank) &&
+                    !current_.exception_group && announces_traceback(current_.blocks.back());
+    if (state_ == State::ChainSeparator || embedded ||
+        (current_.exception_group && state_ != State::Idle)) {
       start_block(line_number, offset);  // next block of the same chain / group member
+      current_.blocks.back().embedded = embedded;
     } else {
       complete();
       start_block(line_number, offset);
@@ -268,6 +327,7 @@ std::string to_debug_string(const Traceback& tb) {
              b.frames.back().function;
     out += " exc@" + std::to_string(b.exception_line) + "=\"" + b.exception + "\"";
     if (!b.message_tail.empty()) out += " +tail";
+    if (b.embedded) out += " embedded";
   }
   if (tb.chain_kind != ChainKind::None) out += std::string(" chain=") + chain_kind_name(tb.chain_kind);
   if (tb.exception_group) out += " group";

@@ -26,6 +26,7 @@ constexpr CodeTag kCodeTags[] = {
     {rule_tag::kCancelled, "postmortem: sacct CANCELLED names who cancelled the job"},
     {rule_tag::kWorkerExit, "the root's rank from the launcher's report of the worker's exit"},
     {rule_tag::kSpawnProcess, "the root's rank from torch.multiprocessing.spawn's process index"},
+    {rule_tag::kDeviceAssert, "root cause: a kernel's assertion line outranks the device-side assert reports"},
 };
 
 }  // namespace

@@ -47,6 +47,10 @@ inline constexpr std::string_view kCancelled = "cancelled";
 inline constexpr std::string_view kWorkerExit = "worker-exit";
 /// torch.multiprocessing.spawn names the process (field `process`) whose traceback follows.
 inline constexpr std::string_view kSpawnProcess = "spawn-process";
+/// A CUDA kernel assertion: the kernel's own `Assertion ... failed.` line, or the
+/// `device-side assert triggered` error the host reports after it. The kernel's line is the
+/// root; the reports are its symptoms.
+inline constexpr std::string_view kDeviceAssert = "device-assert";
 }  // namespace rule_tag
 
 /// Every tag in `rule_tag`, with what the code uses it for (for `rules check` messages).

@@ -120,6 +120,10 @@ struct RootCauseReport {
   Confidence confidence = Confidence::Low;
   Basis basis = Basis::External;
   std::vector<std::string> reasons;  // why this and not something else
+  // Other causes the logs cannot order against this one (the same second, or no stamps): their
+  // ranks (sorted, unique, without the root's) and how many such events; see reasons.
+  std::vector<int> tied_ranks;
+  std::size_t tied_events = 0;
 };
 
 struct SymptomGroup {

@@ -25,6 +25,9 @@ struct ExceptionBlock {
   bool frames_truncated = false;
   std::size_t frames_seen = 0;       // frames printed (frames.size() unless truncated)
   bool message_truncated = false;    // exception text or message tail cut by the limits
+  // Printed inside the previous block's message: a wrapper carrying the real error (`Original
+  // Traceback (most recent call last):`, `... the following error:` and a traceback).
+  bool embedded = false;
 };
 
 /// How the blocks of a chained traceback are linked (the separator line Python prints).

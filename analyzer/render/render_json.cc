@@ -227,6 +227,8 @@ std::string render_json(const Report& report) {
         {"confidence", confidence_name(r.confidence)},
         {"basis", basis_name(r.basis)},
         {"reasons", r.reasons},
+        {"tied_ranks", r.tied_ranks},
+        {"tied_events", r.tied_events},
     };
   } else {
     doc["root_cause"] = nullptr;

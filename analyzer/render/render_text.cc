@@ -134,6 +134,18 @@ std::string render_text(const Report& report, const TextStyle& style) {
     std::string where = "  at " + printable(r.file) + ":" + std::to_string(r.line) + "  " +
                         who(r.rank, r.rank_basis, r.local_rank, r.task, r.host);
     w.out() += where + "\n";
+    if (r.tied_events > 0) {
+      std::string tied = "  tied: " + std::to_string(r.tied_events) +
+                         " other failure(s) the logs cannot order against it";
+      if (!r.tied_ranks.empty()) {
+        tied += " (rank";
+        tied += r.tied_ranks.size() > 1 ? "s " : " ";
+        for (std::size_t i = 0; i < r.tied_ranks.size(); ++i)
+          tied += (i > 0 ? ", " : "") + std::to_string(r.tied_ranks[i]);
+        tied += ")";
+      }
+      w.wrapped("", "    ", tied);
+    }
     std::string when = "  time: ";
     switch (r.time_basis) {
       case TimeBasis::Explicit:
@@ -161,7 +173,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
         if (!f.source.empty()) w.wrapped("        ", "        ", printable(f.source));
       }
     }
-    if (r.chain.size() > 1) {
+    if (r.chain.size() > 1 || (r.chain.size() == 1 && r.chain[0] != r.exception)) {
       w.out() += "  exception chain (oldest first):\n";
       for (const auto& c : r.chain) w.wrapped("    - ", "      ", printable(c));
     }

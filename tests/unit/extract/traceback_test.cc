@@ -211,4 +211,110 @@ TEST_CASE("traceback: group margin stripping") {
   CHECK(strip_group_margin("    | ValueError: x") == "ValueError: x");
   CHECK(strip_group_margin("plain text | with bar") == "plain text | with bar");
 }
+TEST_CASE("traceback: a message that announces a traceback (ends with ':') keeps it as a block") {
+  SUBCASE("right after the message, or after a blank line") {
+    auto tbs = feed_all(
+        "Traceback (most recent call last):\n"
+        "  File \"python/ray/_raylet.pyx\", line 2276, in ray._raylet.task_execution_handler\n"
+        "RuntimeError: The actor with name WorkerDict failed to import on the worker. This may be because needed library dependencies are not installed in the worker environment:\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        "  File \"/ws/flash_attn/__init__.py\", line 3, in <module>\n"
+        "ImportError: flash_attn_2_cuda.so: undefined symbol: _ZN3c10\n");
+    REQUIRE(tbs.size() == 1);
+    REQUIRE(tbs[0].blocks.size() == 2);
+    CHECK(tbs[0].blocks[1].embedded);
+    CHECK(tbs[0].blocks[1].header_line == 5);
+    CHECK(tbs[0].blocks[1].exception == "ImportError: flash_attn_2_cuda.so: undefined symbol: _ZN3c10");
+  }
+  SUBCASE("an announcement after a blank line (ProcessRaisedException)") {
+    auto tbs = feed_all(
+        "Traceback (most recent call last):\n"
+        "  File \"/ws/main.py\", line 40, in <module>\n"
+        "torch.multiprocessing.spawn.ProcessRaisedException: \n"
+        "\n"
+        "-- Process 0 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        "  File \"/ws/worker.py\", line 7, in run\n"
+        "ValueError: bad\n");
+    REQUIRE(tbs.size() == 1);
+    REQUIRE(tbs[0].blocks.size() == 2);
+    CHECK(tbs[0].blocks[0].message_tail == "-- Process 0 terminated with the following error:");
+    CHECK(tbs[0].blocks[1].exception == "ValueError: bad");
+  }
+  SUBCASE("a line ending with ':' not followed by a header ends the traceback") {
+    auto tbs = feed_all(
+        "Traceback (most recent call last):\n"
+        "  File \"/ws/main.py\", line 40, in <module>\n"
+        "ValueError: bad\n"
+        "\n"
+        "Summary:\n"
+        "iteration 3\n"
+        "Traceback (most recent call last):\n"
+        "  File \"/ws/main.py\", line 41, in <module>\n"
+        "KeyError: 'x'\n");
+    REQUIRE(tbs.size() == 2);
+    CHECK(tbs[0].blocks.size() == 1);
+    CHECK(tbs[1].first_line == 7);
+  }
+  SUBCASE("a message that does not announce: a new traceback") {
+    auto tbs = feed_all(
+        "Traceback (most recent call last):\n"
+        "  File \"a.py\", line 1, in f\n"
+        "ValueError: first\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        "  File \"b.py\", line 2, in g\n"
+        "KeyError: 'second'\n");
+    CHECK(tbs.size() == 2);
+  }
+}
+
+TEST_CASE("traceback: a traceback printed inside a message is a block of its own") {
+  auto tbs = feed_all(
+      "Traceback (most recent call last):\n"
+      "  File \"/ws/train.py\", line 80, in <module>\n"
+      "torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([0, 1])\n"
+      "Traceback (most recent call last): (RANK 0)\n"
+      "  File \"/ws/utils.py\", line 192, in reduce_scatter\n"
+      "megatron.core.dist_checkpointing.core.CheckpointingException: Global shape mismatch\n"
+      "Traceback (most recent call last): (RANK 1)\n"
+      "  File \"/ws/utils.py\", line 192, in reduce_scatter\n"
+      "megatron.core.dist_checkpointing.core.CheckpointingException: Global shape mismatch\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(to_debug_string(tbs[0]) ==
+        "@1 frames=1 last=/ws/train.py:80:<module> exc@3=\"torch.distributed.checkpoint.api.CheckpointException: "
+        "CheckpointException ranks:dict_keys([0, 1])\" | @4 frames=1 last=/ws/utils.py:192:reduce_scatter "
+        "exc@6=\"megatron.core.dist_checkpointing.core.CheckpointingException: Global shape mismatch\" embedded | "
+        "@7 frames=1 last=/ws/utils.py:192:reduce_scatter exc@9=\"megatron.core.dist_checkpointing.core."
+        "CheckpointingException: Global shape mismatch\" embedded");
+}
+
+TEST_CASE("traceback: a log line quoting a header after its own head is not an embedded traceback") {
+  auto tbs = feed_all(
+      "Traceback (most recent call last):\n"
+      "  File \"a.py\", line 1, in f\n"
+      "ValueError: first\n"
+      "rank:  3 | 2022-04-03 18:44:26,615 CRITICAL | Traceback (most recent call last):\n"
+      "  File \"b.py\", line 2, in g\n"
+      "KeyError: 'second'\n");
+  REQUIRE_FALSE(tbs.empty());
+  CHECK(tbs[0].blocks.size() == 1);
+}
+
+TEST_CASE("traceback: a chain separator right after the message (its blank line went to another stream)") {
+  auto tbs = feed_all(
+      "Traceback (most recent call last):\n"
+      "  File \"a.py\", line 1, in f\n"
+      "AssertionError: persist_layer_norm not supported\n"
+      "During handling of the above exception, another exception occurred:\n"
+      "\n"
+      "Traceback (most recent call last):\n"
+      "  File \"b.py\", line 2, in g\n"
+      "AssertionError: persist_layer_norm not supported when instantiating TransformerLayer\n");
+  REQUIRE(tbs.size() == 1);
+  REQUIRE(tbs[0].blocks.size() == 2);
+  CHECK(tbs[0].chain_kind == ChainKind::Context);
+  CHECK(tbs[0].blocks[0].message_tail.empty());
+}
 }
