@@ -207,6 +207,11 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
   const TimelineEntry& root = timeline[f.index];
   const Event& e = *root.event;
   f.location = f.index;
+  if (e.kind == EventKind::Traceback && e.traceback->headerless)
+    f.reasons.push_back(e.traceback->blocks.front().frames_seen == 0
+                            ? "a lone exception line with no traceback around it: weaker evidence"
+                            : "a traceback whose header is not in the log (an excerpt, or a log cut above "
+                              "it): weaker evidence");
   if (e.kind == EventKind::Traceback && root.file->file.hint.local_rank < 0) {
     for (std::size_t i = 0; i < timeline.size(); ++i) {
       const Event& copy = *timeline[i].event;

@@ -204,7 +204,7 @@ std::string render_json(const Report& report) {
         {"rule", r.rule},
         {"title", r.title},
         {"explain", clean(r.explain)},
-        {"evidence", evidence_name(r.evidence)},
+        {"evidence", evidence_json_name(r.evidence, r.fragment)},
         {"rank", nullable_int(r.rank)},
         {"local_rank", nullable_int(r.local_rank)},
         {"task", nullable_int(r.task)},
