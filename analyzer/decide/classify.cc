@@ -72,6 +72,8 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
     r.checks.push_back(advice("Add a rule to rules/ (see rules/README.md) if this failure recurs."));
   }
   r.evidence = e.kind == EventKind::Traceback ? Evidence::Traceback : Evidence::Line;
+  if (e.kind == EventKind::Traceback && e.traceback->headerless)
+    r.fragment = e.traceback->blocks.front().frames_seen == 0 ? Fragment::ExceptionLine : Fragment::HeaderlessTraceback;
   r.rank = finding.who.rank;
   r.rank_basis = finding.rank_basis;
   r.local_rank = finding.who.local_rank;

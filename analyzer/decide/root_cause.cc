@@ -136,16 +136,13 @@ bool same_writer(const Event& a, const Event& b) {
          a.who.local_rank == b.who.local_rank;
 }
 
-// Why the root is weaker evidence than a whole traceback, nullopt when it is not.
-// TODO(headerless): helper "headerless" adds `Traceback::headerless` (model/traceback.h: frames
-// without their `Traceback` header, or a lone exception line). Once it is merged, return here:
-//   if (e.kind == EventKind::Traceback && e.traceback->headerless)
-//     return e.traceback->blocks.front().frames.empty()
-//                ? "the root is a lone exception line, without its traceback"
-//                : "the root is a fragment of a traceback (its header is not in the logs)";
+// Why the root is weaker evidence than a whole traceback, nullopt when it is not: frames
+// without their `Traceback` header (an excerpt, a log cut above it), or a lone exception line.
 std::optional<std::string> fragment_reason(const Event& e) {
-  (void)e;
-  return std::nullopt;
+  if (e.kind != EventKind::Traceback || !e.traceback->headerless) return std::nullopt;
+  return e.traceback->blocks.front().frames_seen == 0
+             ? "a lone exception line with no traceback around it: weaker evidence"
+             : "a traceback whose header is not in the log (an excerpt, or a log cut above it): weaker evidence";
 }
 
 // The wrapper's exception line when the root's error was printed inside another exception's

@@ -30,24 +30,6 @@ std::string capped(std::string_view s, std::size_t max_bytes) {
   return std::string(s.substr(0, max_bytes));
 }
 
-// `  File "/ws/x.py", line 12, in forward` (the SyntaxError form has no `, in`).
-bool parse_frame(std::string_view body, Frame& frame, std::size_t max_bytes) {
-  std::string_view s = body;
-  if (!starts_with(s, "  File \"")) return false;
-  s.remove_prefix(8);
-  auto quote = s.find("\", line ");
-  if (quote == std::string_view::npos) return false;
-  frame.path = capped(s.substr(0, quote), max_bytes);
-  s.remove_prefix(quote + 8);
-  int line = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), line);
-  if (ec != std::errc()) return false;
-  frame.line = line;
-  s.remove_prefix(static_cast<std::size_t>(ptr - s.data()));
-  if (starts_with(s, ", in ")) frame.function = capped(trim(s.substr(5)), max_bytes);
-  return true;
-}
-
 bool is_caret_line(std::string_view body) {
   std::string_view t = trim(body);
   if (t.empty()) return false;
@@ -78,7 +60,113 @@ bool is_embedded_header(std::string_view t) {
   return true;
 }
 
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A lone exception line takes this many continuation lines at most: a message wrapped by the
+// terminal or the paste, not the log that follows it.
+constexpr std::size_t kLoneTailLines = 4;
+
+// A line that begins something of its own: an exception line or a frame.
+bool starts_something(std::string_view body);
+
 }  // namespace
+
+bool parse_frame_line(std::string_view body, Frame& frame, std::size_t max_bytes) {
+  constexpr std::string_view kFile = "File \"";
+  std::size_t at = body.find(kFile);
+  if (at == std::string_view::npos) return false;
+  // What may stand before `File "`: indentation, and in interleaved or mangled output a caret
+  // run or a `[Previous line repeated N more times]` that lost its line end.
+  std::string_view head = trim(body.substr(0, at));
+  if (starts_with(head, "[Previous line repeated") && ends_with(head, "]")) head = {};
+  for (char c : head)
+    if (c != '^' && c != '~' && c != ' ' && c != '\t') return false;
+  std::string_view s = body.substr(at + kFile.size());
+  auto quote = s.find("\", line ");
+  if (quote == std::string_view::npos) return false;
+  std::string_view path = s.substr(0, quote);
+  s.remove_prefix(quote + 8);
+  int line = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), line);
+  if (ec != std::errc()) return false;
+  frame.path = capped(path, max_bytes);
+  frame.line = line;
+  s.remove_prefix(static_cast<std::size_t>(ptr - s.data()));
+  // `, in func`; faulthandler prints ` in func`; the SyntaxError form has neither.
+  if (starts_with(s, ", in ")) frame.function = capped(trim(s.substr(5)), max_bytes);
+  else if (starts_with(s, " in ")) frame.function = capped(trim(s.substr(4)), max_bytes);
+  return true;
+}
+
+ExceptionLineShape exception_line_shape(std::string_view s) {
+  ExceptionLineShape r;
+  std::size_t i = 0, last_start = 0;
+  for (;;) {  // dotted identifiers
+    if (i >= s.size() || !is_ident_start(s[i])) return r;
+    last_start = i;
+    while (i < s.size() && is_ident_char(s[i])) ++i;
+    if (i + 1 < s.size() && s[i] == '.' && is_ident_start(s[i + 1])) {
+      ++i;
+      continue;
+    }
+    break;
+  }
+  std::string_view last = s.substr(last_start, i - last_start);
+  if (i < s.size() && s[i] == '(') {  // `RayTaskError(ModuleNotFoundError)`: a name inside
+    std::size_t close = s.find(')', i);
+    if (close == std::string_view::npos || close == i + 1) return r;
+    for (std::size_t k = i + 1; k < close; ++k)
+      if (!is_ident_char(s[k]) && s[k] != '.') return r;
+    i = close + 1;
+  }
+  r.name_end = i;
+  if (i < s.size()) {
+    if (s[i] != ':') return r;
+    ++i;
+    if (i < s.size() && s[i] != ' ' && s[i] != '\t') return r;  // `http://`, `WARNING:root:`
+    r.colon = true;
+    r.message = !trim(s.substr(i)).empty();
+  }
+  std::string_view bare = last;
+  while (!bare.empty() && bare.front() == '_') bare.remove_prefix(1);
+  if (bare.empty()) return r;
+  const bool dotted = last_start > 0;
+  r.warning = ends_with(bare, "Warning");
+  r.error = (ends_with(bare, "Error") && (bare.size() > 5 || dotted)) || ends_with(bare, "Exception") ||
+            ends_with(bare, "Failure");
+  r.known = r.error || ends_with(bare, "Exit") || ends_with(bare, "Interrupt") ||
+            ends_with(bare, "Iteration");
+  // Other names only as `Name: message` with a class-like name (`socket.timeout: timed out`).
+  bool class_like = std::isupper(static_cast<unsigned char>(bare.front())) || ends_with(bare, "error") ||
+                    ends_with(bare, "timeout");
+  r.exception = r.known || r.warning || (r.colon && class_like);
+  return r;
+}
+
+namespace {
+bool starts_something(std::string_view body) {
+  Frame frame;
+  return exception_line_shape(body).exception || parse_frame_line(body, frame);
+}
+}  // namespace
+
+bool is_lone_exception_line(std::string_view body) {
+  ExceptionLineShape shape = exception_line_shape(body);
+  if (!shape.error || shape.warning || !shape.colon) return false;
+  // `Name: ` or `Name(Inner): ` with Inner an Error/Exception/Failure too: the lines the trigger
+  // search's anchors find (kTracebackAnchors in extract.cc), and no others, so that the fast
+  // path and reading every line agree.
+  std::string_view upto = body.substr(0, shape.name_end + 2);
+  if (upto.size() < shape.name_end + 2 || upto.back() != ' ') return false;
+  for (std::string_view end : {"Error: ", "Exception: ", "Failure: ", "Error): ", "Exception): ", "Failure): "})
+    if (ends_with(upto, end)) return true;
+  return false;
+}
 
 std::string_view strip_group_margin(std::string_view body) {
   // Margins are runs of spaces and `|` / `+` characters, with `-` rules on separator lines.
@@ -136,6 +224,9 @@ void TracebackBuilder::start_block(std::uint64_t line_number, std::uint64_t offs
   current_.last_line = line_number;
   state_ = State::Frames;
   message_lines_ = 0;
+  after_frame_ = false;
+  block_headerless_ = false;
+  tail_left_ = static_cast<std::size_t>(-1);
 }
 
 void TracebackBuilder::complete() {
@@ -143,9 +234,44 @@ void TracebackBuilder::complete() {
   if (!current_.blocks.empty() && current_.blocks.back().exception.empty()) {
     current_.incomplete = true;
   }
-  ready_.push_back(std::move(current_));
+  // Frames without a header and without an exception line are no evidence of anything (a
+  // faulthandler dump, print_stack(), an excerpt cut above its exception): not a traceback.
+  bool drop = current_.headerless && current_.blocks.size() == 1 && current_.incomplete;
+  if (!drop) ready_.push_back(std::move(current_));
   current_ = Traceback{};
   state_ = State::Idle;
+  block_headerless_ = false;
+  tail_left_ = static_cast<std::size_t>(-1);
+}
+
+void TracebackBuilder::set_exception(ExceptionBlock& block, std::string_view body,
+                                     std::uint64_t line_number, std::uint64_t offset) {
+  block.exception = capped(trim(body), limits_.max_text_bytes);
+  if (trim(body).size() > limits_.max_text_bytes) block.message_truncated = true;
+  block.exception_line = line_number;
+  block.exception_offset = offset;
+  state_ = State::Message;
+  after_frame_ = false;
+}
+
+void TracebackBuilder::start_headerless(std::string_view body, std::uint64_t line_number,
+                                        std::uint64_t offset) {
+  Frame frame;
+  if (parse_frame_line(body, frame, limits_.max_text_bytes)) {
+    start_block(line_number, offset);
+    current_.headerless = true;
+    block_headerless_ = true;
+    ExceptionBlock& block = current_.blocks.back();
+    block.frames_seen = 1;
+    if (limits_.max_frames > 0) block.frames.push_back(std::move(frame));
+    after_frame_ = true;
+    return;
+  }
+  if (!is_lone_exception_line(body)) return;
+  start_block(line_number, offset);
+  current_.headerless = true;
+  set_exception(current_.blocks.back(), body, line_number, offset);
+  tail_left_ = kLoneTailLines;
 }
 
 bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number,
@@ -208,26 +334,26 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
     }
     return ready_.size() > ready_before;
   }
-  if (state_ == State::Idle) return false;
-
-  if (current_.exception_group) {
+  // Set when this line ended the traceback without being part of it: it may start another.
+  bool ended_by_line = false;
+  if (state_ != State::Idle && current_.exception_group) {
     std::string_view t = trim(raw_body);
     if (body.size() == raw_body.size() && !t.empty()) {
       complete();  // the first line without a margin ends the group
-      return ready_.size() > ready_before;
-    }
-    if (t.substr(0, 2) == "+-") {  // member separator `+-+---- 1 ----` / `+---- 2 ----`
+      ended_by_line = true;
+    } else if (t.substr(0, 2) == "+-") {  // member separator `+-+---- 1 ----` / `+---- 2 ----`
       state_ = State::Frames;
       current_.last_line = line_number;
       return false;
     }
   }
 
-  ExceptionBlock& block = current_.blocks.back();
   switch (state_) {
     case State::Frames: {
+      ExceptionBlock& block = current_.blocks.back();
       Frame frame;
-      if (parse_frame(body, frame, limits_.max_text_bytes)) {
+      std::string_view t = trim(body);
+      if (parse_frame_line(body, frame, limits_.max_text_bytes)) {
         ++block.frames_seen;
         if (block.frames.size() >= limits_.max_frames) {
           // Keep the outermost few and the innermost many: the innermost frames say where.
@@ -238,28 +364,60 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
             block.frames.erase(block.frames.begin() + static_cast<long>(head));
         }
         if (limits_.max_frames > 0) block.frames.push_back(std::move(frame));
-      } else if (starts_with(body, "    ")) {
-        if (!block.frames.empty() && block.frames.back().source.empty() && !is_caret_line(body))
-          block.frames.back().source = capped(trim(body), limits_.max_text_bytes);
-      } else if (starts_with(body, "  [Previous line repeated") || trim(body).empty()) {
-        // recursion marker or blank: nothing to keep
-      } else {
-        ExceptionBlock* target = &block;
-        if (!block.exception.empty()) {
-          // A group member printed without its own traceback header (no frames).
-          start_block(line_number, offset);
-          target = &current_.blocks.back();
-        }
-        target->exception = capped(trim(body), limits_.max_text_bytes);
-        if (trim(body).size() > limits_.max_text_bytes) target->message_truncated = true;
-        target->exception_line = line_number;
-        state_ = State::Message;
+        after_frame_ = true;
+        break;
       }
+      if (t.empty() || starts_with(t, "[Previous line repeated")) {
+        // blank or recursion marker: nothing to keep
+        if (t.empty()) after_frame_ = false;
+        break;
+      }
+      if (is_caret_line(body)) break;
+      const bool indented = body.front() == ' ' || body.front() == '\t';
+      ExceptionLineShape shape = exception_line_shape(body);
+      // Exception lines are never indented. A source line may have lost its indentation
+      // (interleaved or mangled output): right after a frame, a line without the exception
+      // shape is its source, whatever its indentation.
+      bool is_exception = !indented && shape.exception;
+      if (is_exception && shape.warning && block_headerless_) {
+        // A Warning class is never failure evidence, and without a header nothing says the
+        // frames were a traceback at all.
+        complete();
+        break;
+      }
+      if (!is_exception && (indented || after_frame_)) {
+        if (!block.frames.empty() && block.frames.back().source.empty())
+          block.frames.back().source = capped(t, limits_.max_text_bytes);
+        after_frame_ = false;
+        break;
+      }
+      if (!is_exception && block_headerless_) {
+        // Not a traceback after all (or one cut before its exception): drop it and look at
+        // the line afresh.
+        complete();
+        ended_by_line = true;
+        break;
+      }
+      ExceptionBlock* target = &block;
+      if (!block.exception.empty()) {
+        // A group member printed without its own traceback header (no frames).
+        start_block(line_number, offset);
+        target = &current_.blocks.back();
+      }
+      set_exception(*target, body, line_number, offset);
       break;
     }
     case State::Message: {
-      if (trim(body).empty()) {
+      ExceptionBlock& block = current_.blocks.back();
+      if (tail_left_ == 0) {
+        complete();  // a lone exception line's message has ended
+        ended_by_line = true;
+      } else if (trim(body).empty()) {
         state_ = State::AfterBlank;
+      } else if (trim(body) == kDirectCause || trim(body) == kDuringHandling) {
+        // A chain whose blank lines were lost (captured output, pastes).
+        current_.chain_kind = (trim(body) == kDirectCause) ? ChainKind::Cause : ChainKind::Context;
+        state_ = State::ChainSeparator;
       } else if (current_.exception_group) {
         std::string_view t = trim(body);
         if (message_lines_ < limits_.max_message_lines) {
@@ -270,11 +428,14 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
         } else {
           block.message_truncated = true;
         }
-      } else if (looks_like_log_line(body)) {
+      } else if (looks_like_log_line(body) ||
+                 (tail_left_ != static_cast<std::size_t>(-1) && starts_something(body))) {
         complete();
+        ended_by_line = true;
       } else if (message_lines_ < limits_.max_message_lines &&
                  block.message_tail.size() < limits_.max_text_bytes) {
         ++message_lines_;
+        if (tail_left_ != static_cast<std::size_t>(-1)) --tail_left_;
         if (!block.message_tail.empty()) block.message_tail += '\n';
         if (block.message_tail.size() + body.size() > limits_.max_text_bytes) block.message_truncated = true;
         block.message_tail += capped(body, limits_.max_text_bytes - std::min(limits_.max_text_bytes, block.message_tail.size()));
@@ -292,15 +453,23 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
         state_ = State::ChainSeparator;
       } else if (!t.empty()) {
         complete();
+        ended_by_line = true;
       }
       break;
     }
     case State::ChainSeparator:
-      if (!trim(body).empty()) complete();
+      if (!trim(body).empty()) {
+        complete();
+        ended_by_line = true;
+      }
       break;
     case State::Idle:
+      if (!ended_by_line) start_headerless(raw_body, line_number, offset);
       break;
   }
+  // A line that ended a traceback without belonging to it may begin a headerless one (a lone
+  // exception line right after another rank's traceback, the frames of a cut one).
+  if (ended_by_line) start_headerless(raw_body, line_number, offset);
   if (state_ != State::Idle) current_.last_line = line_number;
   return ready_.size() > ready_before;
 }
@@ -332,6 +501,7 @@ std::string to_debug_string(const Traceback& tb) {
   if (tb.chain_kind != ChainKind::None) out += std::string(" chain=") + chain_kind_name(tb.chain_kind);
   if (tb.exception_group) out += " group";
   if (tb.incomplete) out += " incomplete";
+  if (tb.headerless) out += " headerless";
   return out;
 }
 

@@ -1,6 +1,9 @@
 // Extract stage: assemble Python tracebacks from the lines of ONE stream (one file + prefix
 // rank). Handles chained exceptions, 3.11+ caret lines, exception groups, multi-line messages
-// and `[Previous line repeated]`. A small state machine, idle until a `Traceback` header.
+// and `[Previous line repeated]`. A small state machine, idle until a `Traceback` header, a
+// `File "..."` frame line (a traceback whose header is not in the log: an excerpt, a cut log)
+// or a lone exception line (`torch.OutOfMemoryError: CUDA out of memory ...` with no traceback
+// around it); the last two yield tracebacks marked `headerless`.
 // Does not classify: it yields the frames and the exception text.
 #pragma once
 
@@ -12,6 +15,30 @@
 #include "model/traceback.h"
 
 namespace megatriage {
+
+/// What a line looks like as a Python exception line `<dotted.name>[(Inner)][: message]`, e.g.
+/// `torch.OutOfMemoryError: CUDA out of memory`, `StopIteration`,
+/// `ray.exceptions.RayTaskError(ModuleNotFoundError): ray::...`. The name starts the line.
+struct ExceptionLineShape {
+  bool exception = false;   // has the shape (a Warning class included)
+  bool known = false;       // the class name ends in Error, Exception, Failure, Exit, Interrupt,
+                            // Iteration (not a bare `Error`): no source line reads like that
+  bool error = false;       // ... in Error, Exception or Failure
+  bool warning = false;     // the class name ends in Warning: never failure evidence
+  bool colon = false;       // `Name:` (with or without a message after it)
+  bool message = false;     // text after `Name: `
+  std::size_t name_end = 0;  // where the name (and its `(Inner)`) ends
+};
+/// The shape of `body` (after the stream's prefixes). A name not in `known` counts only with a
+/// colon and a capitalised last part (`torch._dynamo.exc.Unsupported: ...`).
+ExceptionLineShape exception_line_shape(std::string_view body);
+/// A line that is failure evidence by itself, with no traceback around it: an Error/Exception/
+/// Failure class, not a Warning, followed by `:`.
+bool is_lone_exception_line(std::string_view body);
+/// Parses a frame line `  File "path", line N, in func`. Tolerates what interleaved or mangled
+/// output leaves before `File "`: any indentation (none included), caret runs and a
+/// `[Previous line repeated N more times]` glued in front. Exposed for tests.
+bool parse_frame_line(std::string_view body, Frame& frame, std::size_t max_bytes = 4096);
 
 /// Caps that keep one event's memory bounded whatever the input.
 struct TracebackLimits {
@@ -51,6 +78,10 @@ class TracebackBuilder {
   enum class State { Idle, Frames, Message, AfterBlank, ChainSeparator };
   void start_block(std::uint64_t line_number, std::uint64_t offset);
   void complete();
+  // Idle: starts a headerless traceback when the line is a frame or a lone exception line.
+  void start_headerless(std::string_view body, std::uint64_t line_number, std::uint64_t offset);
+  void set_exception(ExceptionBlock& block, std::string_view body, std::uint64_t line_number,
+                     std::uint64_t offset);
   bool looks_like_log_line(std::string_view body) const;
 
   TracebackLimits limits_;
@@ -59,6 +90,11 @@ class TracebackBuilder {
   std::vector<Traceback> ready_;
   std::size_t message_lines_ = 0;
   std::size_t group_margin_ = 0;  // bytes of exception-group margin to strip
+  bool after_frame_ = false;       // the previous line was a frame line (its source may follow)
+  bool block_headerless_ = false;  // the current block started at a frame, not at a header
+  // A lone exception line takes at most this many continuation lines (a message that wraps);
+  // SIZE_MAX otherwise.
+  std::size_t tail_left_ = static_cast<std::size_t>(-1);
 };
 
 /// Strips an exception-group margin (`  | `, `  +-+----`, `    +---`) from a line; returns the

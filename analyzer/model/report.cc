@@ -22,6 +22,15 @@ const char* evidence_name(Evidence e) {
   return "line";
 }
 
+const char* evidence_json_name(Evidence e, Fragment f) {
+  switch (f) {
+    case Fragment::None: break;
+    case Fragment::HeaderlessTraceback: return "headerless_traceback";
+    case Fragment::ExceptionLine: return "exception_line";
+  }
+  return evidence_name(e);
+}
+
 const char* time_basis_name(TimeBasis b) {
   switch (b) {
     case TimeBasis::Explicit: return "explicit";

@@ -32,6 +32,10 @@ enum class Evidence : std::uint8_t {
   Sacct,      // SLURM's accounting (`megatriage postmortem`), no log line
 };
 
+/// What a Traceback root's evidence lacks: whole, a traceback whose header is not in the log (an
+/// excerpt, a log cut above it), or one exception line with no traceback around it.
+enum class Fragment : std::uint8_t { None, HeaderlessTraceback, ExceptionLine };
+
 /// How the root cause's time is known.
 enum class TimeBasis : std::uint8_t {
   Explicit,   // printed on its own line
@@ -71,6 +75,9 @@ enum class Verdict : std::uint8_t { Failure, NoFailure };
 
 const char* check_status_name(CheckStatus s);
 const char* evidence_name(Evidence e);
+/// The JSON `evidence` of a root: evidence_name(), or for a fragment `headerless_traceback` /
+/// `exception_line`.
+const char* evidence_json_name(Evidence e, Fragment f);
 const char* time_basis_name(TimeBasis b);
 const char* confidence_name(Confidence c);
 const char* basis_name(Basis b);
@@ -99,6 +106,7 @@ struct RootCauseReport {
   std::string title;
   std::string explain;         // placeholders filled
   Evidence evidence = Evidence::Line;
+  Fragment fragment = Fragment::None;  // evidence Traceback only
   int rank = -1, local_rank = -1;
   int task = -1;               // SLURM task id (srun --label, %t in the file name)
   RankBasis rank_basis = RankBasis::Unknown;  // how `rank` is known

@@ -19,6 +19,7 @@ struct Frame {
 struct ExceptionBlock {
   std::uint64_t header_line = 0;     // line of `Traceback (most recent call last):`
   std::uint64_t exception_line = 0;  // line of the final `Type: message`
+  std::uint64_t exception_offset = 0;  // byte offset of that line
   std::string exception;             // the final line, as printed (without stream prefix)
   std::string message_tail;          // continuation lines of a multi-line message, '\n'-joined
   std::vector<Frame> frames;         // oldest first, capped
@@ -46,6 +47,10 @@ struct Traceback {
   ChainKind chain_kind = ChainKind::None;
   bool exception_group = false;
   bool incomplete = false;           // ended (stream end / new header) before an exception line
+  // The first block has no `Traceback (most recent call last):` header: frames of an excerpt or
+  // a log cut above the header (header_line is then the first frame's line), or a lone
+  // exception line (no frames). Weaker evidence than a whole traceback; the report says so.
+  bool headerless = false;
   std::uint64_t first_line = 0, last_line = 0;
   std::uint64_t first_offset = 0;    // byte offset of the first header line
 };

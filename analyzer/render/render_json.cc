@@ -204,7 +204,7 @@ std::string render_json(const Report& report) {
         {"rule", r.rule},
         {"title", r.title},
         {"explain", clean(r.explain)},
-        {"evidence", evidence_name(r.evidence)},
+        {"evidence", evidence_json_name(r.evidence, r.fragment)},
         {"rank", nullable_int(r.rank)},
         {"rank_basis", rank_basis_name(r.rank_basis)},
         {"local_rank", nullable_int(r.local_rank)},

@@ -270,6 +270,91 @@ TEST_CASE("root_cause: only NCCL symptoms make the earliest of them the root, ca
   CHECK(classify_root(*finding, timeline, repo_matcher()).category == Category::Nccl);
 }
 
+TEST_CASE("extract: a headerless traceback survives other ranks' lines between its own") {
+  const std::string text =
+      "[rank1]:   File \"/ws/a.py\", line 3, in f\n"
+      "[rank0]: iteration 10 loss 1.0\n"
+      "[rank1]:     g()\n"
+      "[rank0]:   File \"/ws/b.py\", line 9, in g\n"
+      "[rank1]: ValueError: Template qwen3 does not exist.\n"
+      "[rank0]:     h()\n"
+      "[rank0]: KeyError: 'x'\n";
+  DiagnosticSink diags;
+  std::unique_ptr<TriggerScanner> triggers = make_trigger_scanner(repo_matcher(), diags);
+  REQUIRE(triggers != nullptr);
+  for (bool fast : {false, true}) {
+    INFO("trigger search: " << fast);
+    SourceFile file;
+    file.path = file.display_path = "logs/x.err";
+    AnalyzeOptions options;
+    if (fast) options.triggers = triggers.get();
+    auto source = memory_source(text, Compression::None, file.display_path, diags);
+    FileResult r = analyze_source(file, *source, repo_matcher(), options, diags);
+    std::vector<const Event*> tbs;
+    for (const auto& e : r.events)
+      if (e.kind == EventKind::Traceback) tbs.push_back(&e);
+    REQUIRE(tbs.size() == 2);
+    if (tbs[0]->who.rank != 1) std::swap(tbs[0], tbs[1]);  // in the order they were completed
+    CHECK(tbs[0]->who.rank == 1);
+    CHECK(tbs[0]->origin.line == 5);  // its exception line
+    CHECK(tbs[0]->traceback->headerless);
+    CHECK(tbs[0]->traceback->first_line == 1);
+    CHECK(tbs[0]->text == "ValueError: Template qwen3 does not exist.");
+    CHECK(tbs[1]->who.rank == 0);
+    CHECK(tbs[1]->origin.line == 7);
+    CHECK(tbs[1]->traceback->blocks[0].frames.size() == 1);
+  }
+}
+
+TEST_CASE("root_cause: a lone exception line is failure evidence, and the report says what it is") {
+  std::vector<FileResult> files;
+  files.push_back(analyze_text(
+      "[rank6]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 56.00 MiB. GPU 6 has a "
+      "total capacity of 79.33 GiB of which 49.81 MiB is free.\n"
+      "W1118 17:52:35.055000 139823151372096 torch/distributed/elastic/multiprocessing/api.py:858] "
+      "Sending process 143995 closing signal SIGTERM\n"));
+  auto timeline = merge_timeline(files);
+  auto finding = select_root_cause(timeline, repo_matcher());
+  REQUIRE(finding.has_value());
+  auto r = classify_root(*finding, timeline, repo_matcher());
+  CHECK(r.category == Category::Oom);
+  CHECK(r.line == 1);
+  CHECK(r.rank == 6);
+  CHECK(r.fragment == Fragment::ExceptionLine);
+  CHECK(std::string(evidence_json_name(r.evidence, r.fragment)) == "exception_line");
+  bool said = false;
+  for (const auto& reason : finding->reasons) said = said || reason.find("lone exception line") != std::string::npos;
+  CHECK(said);
+}
+
+TEST_CASE("root_cause: a headerless traceback is the root at its exception line") {
+  std::vector<FileResult> files;
+  files.push_back(analyze_text(
+      "[rank0]:   File \"/opt/megatron-lm/megatron/core/parallel_state.py\", line 532, in initialize_model_parallel\n"
+      "[rank0]:     raise RuntimeError(f\"world_size ({world_size}) is not divisible by {total_model_size}\")\n"
+      "[rank0]: RuntimeError: world_size (1) is not divisible by 2\n"));
+  auto timeline = merge_timeline(files);
+  auto finding = select_root_cause(timeline, repo_matcher());
+  REQUIRE(finding.has_value());
+  auto r = classify_root(*finding, timeline, repo_matcher());
+  CHECK(r.line == 3);
+  CHECK(r.rank == 0);
+  CHECK(r.fragment == Fragment::HeaderlessTraceback);
+  CHECK(r.frames.size() == 1);
+}
+
+TEST_CASE("root_cause: warnings are not failures") {
+  std::vector<FileResult> files;
+  files.push_back(analyze_text(
+      "/ws/x.py:12: UserWarning: torch.cuda.amp.autocast(args...) is deprecated\n"
+      "  warnings.warn(\n"
+      "UserWarning: something else\n"
+      "FutureWarning: `foo` is deprecated\n"
+      "iteration 1\n"));
+  auto timeline = merge_timeline(files);
+  CHECK_FALSE(select_root_cause(timeline, repo_matcher()).has_value());
+}
+
 TEST_CASE("root_cause: nothing failed gives no finding") {
   std::vector<FileResult> files;
   files.push_back(analyze_text("iteration 1\niteration 2\n"));

@@ -316,5 +316,237 @@ TEST_CASE("traceback: a chain separator right after the message (its blank line 
   REQUIRE(tbs[0].blocks.size() == 2);
   CHECK(tbs[0].chain_kind == ChainKind::Context);
   CHECK(tbs[0].blocks[0].message_tail.empty());
+
+TEST_CASE("traceback: exception line shapes") {
+  struct Row {
+    const char* line;
+    bool exception, known, error, warning, lone;
+  };
+  const Row rows[] = {
+      {"torch.OutOfMemoryError: CUDA out of memory.", true, true, true, false, true},
+      {"torch.OutOfMemoryError:", true, true, true, false, false},  // lone needs `: `
+      {"ValueError: Template qwen3 does not exist.", true, true, true, false, true},
+      {"ray.exceptions.RayTaskError(ModuleNotFoundError): ray::A.fit() (pid=1)", true, true, true, false, true},
+      {"ray.exceptions.RayTaskError(Foo): x", true, true, true, false, false},  // no anchor: not lone
+      {"megatron.core.dist_checkpointing.core.CheckpointingException: Global shape", true, true, true, false, true},
+      {"Exception: something", true, true, true, false, true},
+      {"KeyboardInterrupt", true, true, false, false, false},
+      {"StopIteration", true, true, false, false, false},
+      {"SystemExit: 1", true, true, false, false, false},
+      {"torch._dynamo.exc.Unsupported: call_function", true, false, false, false, false},
+      {"socket.timeout: timed out", true, false, false, false, false},
+      {"UserWarning: this is deprecated", true, false, false, true, false},
+      {"FutureWarning: x", true, false, false, true, false},
+      {"Error: not a class", true, false, false, false, false},  // a class-like name, not lone
+      {"shutil.Error: copy failed", true, true, true, false, true},
+      {"ERROR: something", true, false, false, false, false},
+      {"WARNING:root:message", false, false, false, false, false},
+      {"https://example.com", false, false, false, false, false},
+      {"module._apply(fn)", false, false, false, false, false},
+      {"param_applied = fn(param)", false, false, false, false, false},
+      {"return t.to(", false, false, false, false, false},
+      {"  File \"x.py\", line 1, in f", false, false, false, false, false},
+      {"/ws/x.py:12: UserWarning: foo", false, false, false, false, false},
+      {"Foo", false, false, false, false, false},
+      {"", false, false, false, false, false},
+  };
+  for (const Row& row : rows) {
+    INFO(std::string(row.line));
+    ExceptionLineShape shape = exception_line_shape(row.line);
+    CHECK(shape.exception == row.exception);
+    CHECK(shape.known == row.known);
+    CHECK(shape.error == row.error);
+    CHECK(shape.warning == row.warning);
+    CHECK(is_lone_exception_line(row.line) == row.lone);
+  }
+}
+
+TEST_CASE("traceback: frame lines, also glued or without indentation") {
+  Frame f;
+  CHECK(parse_frame_line("  File \"/ws/a.py\", line 12, in forward", f));
+  CHECK(f.path == "/ws/a.py");
+  CHECK(f.line == 12);
+  CHECK(f.function == "forward");
+  CHECK(parse_frame_line("File \"/m.py\", line 900, in _apply", f));
+  CHECK(parse_frame_line(" File \"/m.py\", line 900, in _apply", f));
+  CHECK(parse_frame_line("[Previous line repeated 2 more times]  File \"/m.py\", line 927, in _apply", f));
+  CHECK(f.line == 927);
+  CHECK(parse_frame_line("^^^  File \"/m.py\", line 1326, in convert", f));
+  CHECK(f.function == "convert");
+  CHECK(parse_frame_line("  File \"x.py\", line 3 in g", f));  // faulthandler
+  CHECK(f.function == "g");
+  CHECK_FALSE(parse_frame_line("ValueError: File \"x.py\", line 3, in g", f));
+  CHECK_FALSE(parse_frame_line("    File \"x.py\" was not found", f));
+}
+
+TEST_CASE("traceback: frames without a header are a headerless traceback") {
+  auto tbs = feed_all(
+      "[launcher] starting\n"
+      "  File \"/opt/megatron-lm/megatron/core/parallel_state.py\", line 532, in initialize_model_parallel\n"
+      "    raise RuntimeError(f\"world_size ({world_size}) is not divisible by {total_model_size}\")\n"
+      "RuntimeError: world_size (1) is not divisible by 2\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(to_debug_string(tbs[0]) ==
+        "@2 frames=1 last=/opt/megatron-lm/megatron/core/parallel_state.py:532:initialize_model_parallel "
+        "exc@4=\"RuntimeError: world_size (1) is not divisible by 2\" headerless");
+  CHECK(tbs[0].first_line == 2);
+  CHECK(tbs[0].blocks[0].frames[0].source.find("raise RuntimeError") == 0);
+}
+
+TEST_CASE("traceback: an excerpt that starts in source and caret lines") {
+  auto tbs = feed_all(
+      "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "  File \"/m/schedules.py\", line 809, in forward_backward_pipelining_with_interleaving\n"
+      "    raise ValueError(msg)\n"
+      "ValueError: The number of contiguous micro-batches in a virtual pipeline stage should range in [PP=6 , M=3]\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(tbs[0].headerless);
+  CHECK(tbs[0].blocks[0].exception_line == 4);
+  CHECK(tbs[0].blocks[0].exception.rfind("ValueError: The number", 0) == 0);
+}
+
+TEST_CASE("traceback: a headerless Ray traceback keeps the remote frames in its message") {
+  auto tbs = feed_all(
+      "Status message: Job entrypoint command failed with exit code 1, last available logs:\n"
+      "  File \"/ray/_private/worker.py\", line 861, in get_objects\n"
+      "    raise value.as_instanceof_cause()\n"
+      "ray.exceptions.RayTaskError(ModuleNotFoundError): ray::ActorModelRayActor.fit() (pid=59379)\n"
+      "  File \"/openrlhf/trainer/ray/ppo_actor.py\", line 85, in __init__\n"
+      "    import vllm\n"
+      "ModuleNotFoundError: No module named 'vllm'\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(tbs[0].headerless);
+  CHECK(tbs[0].blocks[0].exception_line == 4);
+  CHECK(tbs[0].blocks[0].message_tail.find("ModuleNotFoundError: No module named 'vllm'") != std::string::npos);
+}
+
+TEST_CASE("traceback: a frame or source line is never the exception, even mangled") {
+  // Eight processes' output interleaved: indentation lost, frames glued to carets and to the
+  // recursion marker, the exception's message on the next line.
+  auto tbs = feed_all(
+      "File \"/torch/nn/modules/module.py\", line 900, in _apply\n"
+      "module._apply(fn)\n"
+      "[Previous line repeated 2 more times]  File \"/torch/nn/modules/module.py\", line 927, in _apply\n"
+      "param_applied = fn(param)\n"
+      "^^^^^^\n"
+      "^^^  File \"/torch/nn/modules/module.py\", line 1326, in convert\n"
+      "return t.to(\n"
+      "^^^^^\n"
+      "torch.OutOfMemoryError:\n"
+      "CUDA out of memory. Tried to allocate 130.00 MiB.\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(tbs[0].headerless);
+  const ExceptionBlock& b = tbs[0].blocks[0];
+  CHECK(b.frames.size() == 3);
+  CHECK(b.frames[0].source == "module._apply(fn)");
+  CHECK(b.frames[2].source == "return t.to(");
+  CHECK(b.exception == "torch.OutOfMemoryError:");
+  CHECK(b.exception_line == 9);
+  CHECK(b.message_tail == "CUDA out of memory. Tried to allocate 130.00 MiB.");
+}
+
+TEST_CASE("traceback: a frame line in a traceback with a header is not its exception") {
+  auto tbs = feed_all(
+      "Traceback (most recent call last):\n"
+      "File \"a.py\", line 1, in f\n"
+      "g()\n"
+      "^^^  File \"b.py\", line 2, in g\n"
+      "KeyError: 'x'\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK_FALSE(tbs[0].headerless);
+  CHECK(tbs[0].blocks[0].frames.size() == 2);
+  CHECK(tbs[0].blocks[0].exception == "KeyError: 'x'");
+}
+
+TEST_CASE("traceback: a lone exception line is a headerless traceback without frames") {
+  auto tbs = feed_all(
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 56.00 MiB. GPU 6\n"
+      "W1118 17:52:35.055000 139823151372096 api.py:858] Sending process 143995 closing signal SIGTERM\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(to_debug_string(tbs[0]) ==
+        "@1 frames=0 exc@1=\"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 56.00 MiB. GPU 6\" headerless");
+  CHECK(tbs[0].blocks[0].frames_seen == 0);
+}
+
+TEST_CASE("traceback: a lone exception line takes a wrapped message, not the log after it") {
+  auto tbs = feed_all(
+      "AssertionError: Check batch related parameters. train_batch_size is not\n"
+      "equal to micro_batch_per_gpu * gradient_acc_step * world_size 64 != 4 *\n"
+      "8 * 1\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(tbs[0].blocks[0].message_tail == "equal to micro_batch_per_gpu * gradient_acc_step * world_size 64 != 4 *\n8 * 1");
+  auto capped = feed_all(
+      "ValueError: bad value\n"
+      "a\nb\nc\nd\ne\nf\n");
+  REQUIRE(capped.size() == 1);
+  CHECK(capped[0].blocks[0].message_tail == "a\nb\nc\nd");
+  // The next exception line is evidence of its own.
+  auto two = feed_all(
+      "ValueError: first\n"
+      "KeyError: second\n");
+  REQUIRE(two.size() == 2);
+  CHECK(two[1].blocks[0].exception == "KeyError: second");
+}
+
+TEST_CASE("traceback: an exception line printed before its traceback") {
+  // stderr buffering: the exception line comes first, its traceback after it without one.
+  auto tbs = feed_all(
+      "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error\n"
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 3, in <module>\n"
+      "    dist.barrier()\n");
+  REQUIRE(tbs.size() == 2);
+  CHECK(tbs[0].headerless);
+  CHECK_FALSE(tbs[0].incomplete);
+  CHECK(tbs[0].blocks[0].exception_line == 1);
+  CHECK_FALSE(tbs[1].headerless);
+  CHECK(tbs[1].incomplete);
+}
+
+TEST_CASE("traceback: warnings and frames without an exception are no evidence") {
+  CHECK(feed_all("UserWarning: torch.cuda.amp.autocast is deprecated\n").empty());
+  CHECK(feed_all("/ws/x.py:12: FutureWarning: `foo` is deprecated\n  warnings.warn(\n").empty());
+  // Frames that end in a Warning class (warnings printed with a stack).
+  CHECK(feed_all("  File \"x.py\", line 3, in f\n    warn()\nDeprecationWarning: old\n").empty());
+  // faulthandler / print_stack(): frames, then something that is not an exception.
+  CHECK(feed_all("Thread 0x00007f (most recent call first):\n"
+                 "  File \"x.py\", line 3 in f\n"
+                 "  File \"y.py\", line 9 in g\n"
+                 "\n"
+                 "Current thread 0x00007e (most recent call first):\n")
+            .empty());
+  CHECK(feed_all("  File \"x.py\", line 3, in f\n").empty());  // cut before its exception
+  CHECK(feed_all("ERROR: something failed\nError: not a class\n").empty());
+}
+
+TEST_CASE("traceback: a message ending in ':' takes the traceback printed after it") {
+  auto tbs = feed_all(
+      "  File \"function_manager.py\", line 608, in temporary_actor_method\n"
+      "    raise RuntimeError(\n"
+      "RuntimeError: The actor with name WorkerDict failed to import on the worker:\n"
+      "\n"
+      "Traceback (most recent call last):\n"
+      "  File \"flash_attn_interface.py\", line 15, in <module>\n"
+      "ImportError: flash_attn_2_cuda.so: undefined symbol: _ZN3c10\n"
+      "\n"
+      "An unexpected internal error occurred while the worker was executing a task.\n");
+  REQUIRE(tbs.size() == 1);
+  REQUIRE(tbs[0].blocks.size() == 2);
+  CHECK(tbs[0].headerless);
+  CHECK(tbs[0].blocks[1].exception.rfind("ImportError", 0) == 0);
+}
+
+TEST_CASE("traceback: a chain whose blank lines were lost") {
+  auto tbs = feed_all(
+      "Traceback (most recent call last):\n"
+      "  File \"a.py\", line 1, in f\n"
+      "NotImplementedError: UserFunctionVariable()\n"
+      "The above exception was the direct cause of the following exception:\n"
+      "Traceback (most recent call last):\n"
+      "  File \"b.py\", line 2, in g\n"
+      "torch._dynamo.exc.Unsupported: call_function\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(tbs[0].blocks.size() == 2);
+  CHECK(tbs[0].chain_kind == ChainKind::Cause);
 }
 }

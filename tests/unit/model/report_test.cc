@@ -27,6 +27,8 @@ TEST_SUITE("report") {
 TEST_CASE("report: each enum value has its own name, the one the JSON schema uses") {
   CHECK(names(CheckStatus::Unknown, check_status_name) == std::set<std::string>{"failed", "passed", "unknown"});
   CHECK(names(Evidence::Sacct, evidence_name) == std::set<std::string>{"traceback", "line", "sacct"});
+  CHECK(names(Fragment::ExceptionLine, [](Fragment f) { return evidence_json_name(Evidence::Traceback, f); }) ==
+        std::set<std::string>{"traceback", "headerless_traceback", "exception_line"});
   CHECK(names(TimeBasis::None, time_basis_name) ==
         std::set<std::string>{"explicit", "bounded", "inherited", "none"});
   CHECK(names(Confidence::Low, confidence_name) == std::set<std::string>{"high", "medium", "low"});
