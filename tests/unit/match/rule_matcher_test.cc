@@ -577,6 +577,19 @@ TEST_CASE("rule_matcher: repository rules: families cover other versions and sha
       // Shapes from other libraries.
       {"megatron.core.dist_checkpointing.core.CheckpointingException: Global shape mismatch for loaded ((4096, 68)) and expected ((4096, 72)) tensor",
        AppliesTo::Exception, "torch.shape-mismatch", Category::Shape, RuleRole::Cause},
+      {"AssertionError: num_attention_heads must be divisible by tensor_model_parallel_size", AppliesTo::Exception,
+       "torch.not-divisible", Category::Shape, RuleRole::Cause},
+      // Environment, older NCCL wording, CUDA faults in C++ lines, launcher wrappers.
+      {"ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed.",
+       AppliesTo::Exception, "python.import-error", Category::Import, RuleRole::Cause},
+      {"RuntimeError: CUDA error: no kernel image is available for execution on the device", AppliesTo::Exception,
+       "python.no-kernel-image", Category::Import, RuleRole::Cause},
+      {"RuntimeError: NCCL Error 2: unhandled system error", AppliesTo::Exception, "nccl.error-legacy",
+       Category::Nccl, RuleRole::Symptom},
+      {"[E ProcessGroupNCCL.cpp:1182] [Rank 0] NCCL watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered",
+       AppliesTo::Line, "cuda.fault-line", Category::Unknown, RuleRole::Cause},
+      {"subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=1']' returned non-zero exit status 1.",
+       AppliesTo::Exception, "torchelastic.launcher-worker-failed", Category::Unknown, RuleRole::Teardown},
   };
   for (const Row& row : rows) {
     CAPTURE(row.text);
