@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "match/rule_tags.h"
+
 namespace megatriage {
 namespace {
 
@@ -113,6 +115,13 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   r.tied_ranks = finding.tied_ranks;
   r.tied_events = finding.tied_events;
   r.reasons.insert(r.reasons.begin(), finding.reasons.begin(), finding.reasons.end());
+  if (rule != nullptr && has_tag(rule->tags, rule_tag::kFamilyFallback)) {
+    // Only the family is known (an NCCL warning, an import failure, ...): its category is
+    // likely right, what exactly failed is not checked by any rule.
+    if (r.confidence == Confidence::High) r.confidence = Confidence::Medium;
+    r.reasons.push_back("recognised only by its family's catch-all rule (" + rule->id +
+                        "), not by a rule for this exact message");
+  }
   return r;
 }
 

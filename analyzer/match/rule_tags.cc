@@ -14,6 +14,8 @@ namespace {
 constexpr CodeTag kCodeTags[] = {
     {rule_tag::kHang, "the hang check and headline (nccl root causes)"},
     {rule_tag::kHostOom, "the \"Host OOM\" headline and the node fact"},
+    {rule_tag::kFamilyFallback,
+     "the root's confidence (capped at medium when only the family's catch-all matched)"},
     {rule_tag::kOomKillEvents, "the oom_kill_events fact"},
     {rule_tag::kAddressInUse, "the port_reachable check (port already in use)"},
     {rule_tag::kStoreClientsJoined, "the allocation check (clients that joined the store)"},

@@ -20,6 +20,9 @@ struct Rule;
 namespace rule_tag {
 /// A collective or the watchdog timed out: with no crashing rank, the job hung.
 inline constexpr std::string_view kHang = "hang";
+/// The family's catch-all rule matched (any `NCCL WARN`, any c10d error line, any ImportError,
+/// ...), not a rule for the message itself: the root's confidence is capped at medium.
+inline constexpr std::string_view kFamilyFallback = "family-fallback";
 /// A host (CPU) memory kill: the report says "Host OOM" and names the node.
 inline constexpr std::string_view kHostOom = "host-oom";
 /// Its `count` field is how many processes the kernel OOM killer killed.

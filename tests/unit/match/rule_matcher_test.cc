@@ -490,6 +490,143 @@ TEST_CASE("rule_matcher: repository rules: the best rule for typical root causes
   CHECK(best("IndexError: index 4096 is out of bounds for dimension 0 with size 4096", AppliesTo::Exception).empty());
 }
 
+// Family rules (issue 17): messages of versions and libraries no specific rule names are still
+// recognised, by the generic rule under the specific ones; specific rules refine; known harmless
+// lines are context. Each row is a real log line or exception text.
+TEST_CASE("rule_matcher: repository rules: families cover other versions and shapes") {
+  DiagnosticSink d;
+  RuleMatcher m(repository_rules(), d);
+  const char* const kKernelAssert =
+      "/opt/pytorch/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1290: indexSelectLargeIndex: block: [67,0,0], thread: [32,0,0] Assertion `srcIndex < srcSelectDimSize` failed.";
+  struct Row {
+    const char* text;
+    AppliesTo kind;
+    const char* rule;  // the best rule's id
+    Category category;
+    RuleRole role;
+  };
+  const Row rows[] = {
+      // NCCL: older shapes, the generic WARN, benign WARNs, INFO retries.
+      {"rdma-test-gpu-worker-1:2918:4483 [4] init.cc:263 NCCL WARN Cuda failure 'initialization error'",
+       AppliesTo::Line, "nccl.warn-cuda-failure", Category::Nccl, RuleRole::Symptom},
+      {"node-1:2233:2290 [0] include/socket.h:390 NCCL WARN Connect to 10.0.0.2<21724> failed : Connection refused",
+       AppliesTo::Line, "nccl.socket-connect-failed", Category::Nccl, RuleRole::Symptom},
+      {"node01:40112:40190 [0] bootstrap.cc:149 NCCL WARN Bootstrap Root : rank 1 of 8 ranks has already checked in",
+       AppliesTo::Line, "nccl.bootstrap-rank-checked-in", Category::Nccl, RuleRole::Symptom},
+      {"node-2:5776:5902 [0] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got completion from peer 10.2.0.5<33092> with error 12, opcode 0, len 0, vendor err 129 (Recv)",
+       AppliesTo::Line, "nccl.ib-completion-error", Category::Nccl, RuleRole::Symptom},
+      {"rdma-test-gpu-worker-1:2918:4483 [4] misc/cudawrap.cc:33 NCCL WARN Cuda failure 'out of memory'",
+       AppliesTo::Line, "nccl.warn-cuda-oom", Category::Oom, RuleRole::Cause},
+      {"0b786920:14469:14595 [0] ibvwrap.c:106 NCCL WARN Call to ibv_reg_mr failed", AppliesTo::Line,
+       "nccl.ibv-call-failed", Category::Nccl, RuleRole::Symptom},
+      {"node01:1234:1290 [0] proxy.cc:1 NCCL WARN Some message of a future NCCL version", AppliesTo::Line,
+       "nccl.warn", Category::Nccl, RuleRole::Symptom},
+      {"tesla-105:1475:1475 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]", AppliesTo::Line,
+       "nccl.warn-benign", Category::Nccl, RuleRole::Context},
+      // c10d / TCPStore / rendezvous / gloo.
+      {"[E ProcessGroupGloo.cpp:138] Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
+       AppliesTo::Line, "nccl.c10d-error-line", Category::Nccl, RuleRole::Symptom},
+      {"RuntimeError: connect() timed out. Original timeout was 60000 ms.", AppliesTo::Exception,
+       "nccl.tcpstore-connect-timeout-legacy", Category::Nccl, RuleRole::Symptom},
+      {"torch.distributed.DistNetworkError: Failed to recv, got 0 bytes. Connection was likely closed.",
+       AppliesTo::Exception, "nccl.distributed-error", Category::Nccl, RuleRole::Symptom},
+      {"torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has failed.",
+       AppliesTo::Exception, "nccl.rendezvous-failed", Category::Nccl, RuleRole::Symptom},
+      {"terminate called after throwing an instance of 'c10::DistBackendError'", AppliesTo::Line,
+       "nccl.terminate-dist-error", Category::Nccl, RuleRole::Symptom},
+      // Host and GPU OOM in all shapes.
+      {"MemoryError", AppliesTo::Exception, "host.memory-error", Category::Oom, RuleRole::Cause},
+      {"RuntimeError: [enforce fail at alloc_cpu.cpp:117] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 2359296 bytes. Error code 12 (Cannot allocate memory)",
+       AppliesTo::Exception, "host.cpu-allocator", Category::Oom, RuleRole::Cause},
+      {"OSError: [Errno 12] Cannot allocate memory", AppliesTo::Exception, "host.cannot-allocate-memory",
+       Category::Oom, RuleRole::Cause},
+      {"terminate called after throwing an instance of 'std::bad_alloc'", AppliesTo::Line, "host.bad-alloc",
+       Category::Oom, RuleRole::Cause},
+      {"memory allocation of 2097152 bytes failed", AppliesTo::Line, "host.alloc-abort", Category::Oom,
+       RuleRole::Cause},
+      {"torch.OutOfMemoryError: Caught OutOfMemoryError in replica 0 on device 0.", AppliesTo::Exception,
+       "cuda.oom-class", Category::Oom, RuleRole::Cause},
+      {"torch.OutOfMemoryError:", AppliesTo::Exception, "cuda.oom-class", Category::Oom, RuleRole::Cause},
+      {"RuntimeError: HIP error: hipErrorOutOfMemory", AppliesTo::Exception, "cuda.oom-generic", Category::Oom,
+       RuleRole::Cause},
+      // Failures without a traceback.
+      {"pretrain_gpt.py: error: unrecognized arguments: --foo", AppliesTo::Line, "process.argparse-error",
+       Category::Unknown, RuleRole::Cause},
+      {"/var/spool/slurmd/job01234/slurm_script: line 27: torchrun: command not found", AppliesTo::Line,
+       "process.command-not-found", Category::Unknown, RuleRole::Cause},
+      {"/var/spool/slurmd/job01234/slurm_script: line 3: module: command not found", AppliesTo::Line,
+       "process.command-not-found-other", Category::Unknown, RuleRole::Context},
+      {"[1de2faca3781:450  :0:450] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x28)",
+       AppliesTo::Line, "process.signal-handler-crash", Category::Unknown, RuleRole::Cause},
+      {"Fatal Python error: Segmentation fault", AppliesTo::Line, "process.fatal-python-error", Category::Unknown,
+       RuleRole::Cause},
+      {"Fatal Python error: Aborted", AppliesTo::Line, "process.fatal-python-abort", Category::Unknown,
+       RuleRole::Context},
+      {"terminate called after throwing an instance of 'std::runtime_error'", AppliesTo::Line,
+       "process.terminate-runtime-error", Category::Unknown, RuleRole::Context},
+      // An old watchdog's what() line stays a symptom (the hang), not a new cause.
+      {"  what():  [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800528 milliseconds before timing out.",
+       AppliesTo::Line, "nccl.watchdog-timeout", Category::Nccl, RuleRole::Symptom},
+      {"srun: error: Unable to create step for job 1234: More processors requested than permitted", AppliesTo::Line,
+       "slurm.srun-launch-error", Category::Unknown, RuleRole::Cause},
+      // CUDA device-side assertions: the kernel's line is a cause; both carry device-assert.
+      {kKernelAssert,
+       AppliesTo::Line, "cuda.device-assert-kernel", Category::Unknown, RuleRole::Cause},
+      {"RuntimeError: CUDA error: device-side assert triggered", AppliesTo::Exception, "cuda.device-side-assert",
+       Category::Unknown, RuleRole::Cause},
+      // Shapes from other libraries.
+      {"megatron.core.dist_checkpointing.core.CheckpointingException: Global shape mismatch for loaded ((4096, 68)) and expected ((4096, 72)) tensor",
+       AppliesTo::Exception, "torch.shape-mismatch", Category::Shape, RuleRole::Cause},
+      {"AssertionError: num_attention_heads must be divisible by tensor_model_parallel_size", AppliesTo::Exception,
+       "torch.not-divisible", Category::Shape, RuleRole::Cause},
+      // Environment, older NCCL wording, CUDA faults in C++ lines, launcher wrappers.
+      {"ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed.",
+       AppliesTo::Exception, "python.import-error", Category::Import, RuleRole::Cause},
+      {"RuntimeError: CUDA error: no kernel image is available for execution on the device", AppliesTo::Exception,
+       "python.no-kernel-image", Category::Import, RuleRole::Cause},
+      {"RuntimeError: NCCL Error 2: unhandled system error", AppliesTo::Exception, "nccl.error-legacy",
+       Category::Nccl, RuleRole::Symptom},
+      {"[E ProcessGroupNCCL.cpp:1182] [Rank 0] NCCL watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered",
+       AppliesTo::Line, "cuda.fault-line", Category::Unknown, RuleRole::Cause},
+      {"subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=1']' returned non-zero exit status 1.",
+       AppliesTo::Exception, "torchelastic.launcher-worker-failed", Category::Unknown, RuleRole::Teardown},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.text);
+    auto hits = m.match(row.text, row.kind);
+    REQUIRE(!hits.empty());
+    const Rule& r = m.rules()[static_cast<std::size_t>(hits[0].rule_index)];
+    CHECK(r.id == row.rule);
+    CHECK(r.category == row.category);
+    CHECK(r.role == row.role);
+  }
+  auto best_tags = [&](const std::string& text, AppliesTo kind) {
+    auto hits = m.match(text, kind);
+    REQUIRE(!hits.empty());
+    return m.rules()[static_cast<std::size_t>(hits[0].rule_index)].tags;
+  };
+  auto has = [](const std::vector<std::string>& tags, const char* tag) {
+    return std::find(tags.begin(), tags.end(), tag) != tags.end();
+  };
+  CHECK(has(best_tags(kKernelAssert, AppliesTo::Line), "device-assert"));
+  CHECK(has(best_tags("RuntimeError: CUDA error: device-side assert triggered", AppliesTo::Exception), "device-assert"));
+  CHECK(has(best_tags("MemoryError", AppliesTo::Exception), "host-oom"));
+  CHECK(has(best_tags("memory allocation of 2097152 bytes failed", AppliesTo::Line), "host-oom"));
+  CHECK_FALSE(has(best_tags("torch.OutOfMemoryError:", AppliesTo::Exception), "host-oom"));
+
+  // Noise: NCCL INFO retries, W-level c10d retries, UCX warnings of a healthy run.
+  for (const char* line : {"node01:1234:1290 [0] NCCL INFO Call to connect returned Connection refused, retrying",
+                           "[1724685304.167173] [sse-lg-112-41:102320:f]        vfs_fuse.c:281  UCX  ERROR inotify_add_watch(/tmp) failed: No space left on device",
+                           "[W socket.cpp:436] [c10d] The server socket cannot be initialized on [::]:29500 (errno: 97 - Address family not supported by protocol)."}) {
+    CAPTURE(line);
+    CHECK(m.match(line, AppliesTo::Line).empty());
+  }
+  auto retry = m.match("[W1120 15:35:27.311086571 TCPStore.cpp:343] [c10d] TCP client failed to connect/validate to host 10.0.0.1:29500 - retrying (try=0, timeout=600000ms, delay=36215ms): The client socket has timed out after 600000ms while trying to connect to (10.0.0.1, 29500).",
+                       AppliesTo::Line);
+  REQUIRE(!retry.empty());
+  CHECK(m.rules()[static_cast<std::size_t>(retry[0].rule_index)].role == RuleRole::Context);
+}
+
 TEST_CASE("rule_matcher: fill_placeholders") {
   const std::map<std::string, std::string> f = {{"tried", "2.00 GiB"}, {"gpu", "3"}, {"a_1", "x"}};
   CHECK(fill_placeholders("GPU {gpu}: tried {tried}.", f) == "GPU 3: tried 2.00 GiB.");
