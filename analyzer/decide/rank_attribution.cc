@@ -289,13 +289,14 @@ class Attributor {
   }
 
   // torch.multiprocessing.spawn's parent re-raises a worker's exception with `-- Process N
-  // terminated with the following error:` and that worker's traceback right after it; the
-  // wrapper's own traceback (ProcessRaisedException) ends just before that line.
+  // terminated with the following error:` and that worker's traceback right after it. Read as
+  // one traceback (the wrapper's message announces the worker's, an embedded block), the line
+  // is inside the root; read as two, the wrapper's ends just before it.
   bool from_spawn_report() {
     for (const Event& e : file_.events) {
       if (e.who.task != e_.who.task || !has_rule_tag(e, matcher_, rule_tag::kSpawnProcess)) continue;
       const bool names_root = e.origin.line + 1 == e_.origin.line ||
-                              (e.origin.line > e_.last_line && e.origin.line <= e_.last_line + 2);
+                              (e.origin.line > e_.origin.line && e.origin.line <= e_.last_line + 2);
       if (!names_root) continue;
       std::optional<int> process = int_field(e, matcher_, "process");
       if (!process) return false;

@@ -16,6 +16,7 @@
 #include "extract/rank_mentions.h"
 #include "extract/timestamp.h"
 #include "extract/wrapped_exception.h"
+#include "match/rule_tags.h"
 #include "model/fact_registry.h"
 #include "scan/chunk_scan.h"
 #include "scan/line_searcher.h"
@@ -526,13 +527,16 @@ class FileAnalyzer : public LineSink {
   }
 
   // How much a block's matches say about the failure: 0 no rule; 1 a symptom, teardown or
-  // context rule; 2 a cause rule of category unknown (a generic error); 3 a cause rule that names
-  // a category (oom, shape, import, nccl).
+  // context rule; 2 a cause rule of category unknown (a generic error); 3 a family catch-all that
+  // names a category (any `*OutOfMemoryError`: a wrapper re-raising an OOM is named so too);
+  // 4 a specific cause rule that names a category (oom, shape, import, nccl).
+  static constexpr int kMostSpecific = 4;
   int block_specificity(const std::vector<RuleMatch>& matches) const {
     if (matches.empty()) return 0;
     const Rule& rule = matcher_.rules()[static_cast<std::size_t>(matches.front().rule_index)];
     if (rule.role != RuleRole::Cause) return 1;
-    return rule.category == Category::Unknown ? 2 : 3;
+    if (rule.category == Category::Unknown) return 2;
+    return has_tag(rule.tags, rule_tag::kFamilyFallback) ? 3 : kMostSpecific;
   }
 
   // Picks the block that decides what this traceback is (see root_cause.h for the policy): the
@@ -561,7 +565,7 @@ class FileAnalyzer : public LineSink {
         chosen_specificity = specificity;
         chosen_matches = std::move(matches);
       }
-      if (specificity == 3) break;  // nothing later can say more
+      if (specificity == kMostSpecific) break;  // nothing later can say more
     }
     e.matches = std::move(chosen_matches);
     e.decisive_block = chosen;

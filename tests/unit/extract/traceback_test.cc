@@ -316,6 +316,7 @@ TEST_CASE("traceback: a chain separator right after the message (its blank line 
   REQUIRE(tbs[0].blocks.size() == 2);
   CHECK(tbs[0].chain_kind == ChainKind::Context);
   CHECK(tbs[0].blocks[0].message_tail.empty());
+}
 
 TEST_CASE("traceback: exception line shapes") {
   struct Row {
