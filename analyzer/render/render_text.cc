@@ -131,9 +131,9 @@ std::string render_text(const Report& report, const TextStyle& style) {
     w.wrapped("", "  ", printable(r.headline));
     w.heading("Root cause  [" + category + " · " + r.rule + " · confidence " + confidence_name(r.confidence) + "]");
     w.wrapped("  ", "    ", printable(r.exception));
-    std::string where = "  at " + printable(r.file) + ":" + std::to_string(r.line) + "  " +
-                        who(r.rank, r.rank_basis, r.local_rank, r.task, r.host);
-    w.out() += where + "\n";
+    // Wrapped at spaces: the place stays whole, who and how-known go on the next line if long.
+    w.wrapped("  ", "    ", "at " + printable(r.file) + ":" + std::to_string(r.line) + "  " +
+                               who(r.rank, r.rank_basis, r.local_rank, r.task, r.host));
     if (r.tied_events > 0) {
       std::string tied = "  tied: " + std::to_string(r.tied_events) +
                          " other failure(s) the logs cannot order against it";
