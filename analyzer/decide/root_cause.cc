@@ -81,6 +81,19 @@ std::string where(const TimelineEntry& entry) {
   return entry.file->file.display_path + ":" + std::to_string(entry.event->origin.line);
 }
 
+// Weak evidence the job outlived: a headerless fragment or lone exception line after which its
+// file still records a training iteration. Synchronous training advances only while every rank
+// takes part, so the error was caught and printed, not fatal (a retried download, a logged
+// warning that names an Error class). Whole tracebacks keep their weight: a process may print
+// one and go on only when the code says so, which a log cannot show.
+bool outlived_by_progress(const TimelineEntry& entry) {
+  const Event& e = *entry.event;
+  if (e.kind != EventKind::Traceback || !e.traceback->headerless) return false;
+  for (const Fact& f : entry.file->facts)
+    if (f.key == "last_iteration" && f.line > e.last_line) return true;
+  return false;
+}
+
 // A cause that is not an end of the job.
 bool is_failure_cause(const Event& e, const RuleMatcher& matcher) {
   if (e.kind == EventKind::Traceback && !is_python_traceback(e)) return false;
@@ -245,6 +258,7 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
     const Event& e = *timeline[i].event;
     if (e.kind == EventKind::Traceback && !is_python_traceback(e)) continue;  // cut off
     RuleRole role = event_role(e, matcher);
+    if (role == RuleRole::Cause && outlived_by_progress(timeline[i])) continue;
     if (role == RuleRole::Cause) {
       // An end is the root only when nothing failed before it; what fails after it is its
       // consequence, so the scan stops at the first end or cause.

@@ -388,3 +388,30 @@ TEST_CASE("root_cause: a ranked writer's later failures are not ties") {
   CHECK(d.finding->tied_events == 0);
 }
 }
+
+TEST_CASE("root_cause: a lone exception line the training outlived is not the root") {
+  const std::string lone = "ValueError: caught and printed by the data loader\n";
+  const std::string iteration =
+      " [2026-11-29 10:00:05] iteration      100/     100 | consumed samples: 800 | lm loss: 2.0E+00\n";
+  SUBCASE("iterations after it: nothing failed") {
+    Decided d;
+    d.files.push_back(analyze_text(iteration + lone + iteration));
+    decide(d);
+    CHECK_FALSE(d.finding.has_value());
+  }
+  SUBCASE("the last thing the log says: it is the root, as weaker evidence") {
+    Decided d;
+    d.files.push_back(analyze_text(iteration + lone));
+    decide(d);
+    REQUIRE(d.finding.has_value());
+    CHECK(d.root().text == "ValueError: caught and printed by the data loader");
+    CHECK(d.finding->confidence != Confidence::High);
+  }
+  SUBCASE("a whole traceback keeps its weight even with iterations after it") {
+    Decided d;
+    d.files.push_back(analyze_text(iteration + "Traceback (most recent call last):\n  File \"t.py\", line 1, in f\n" +
+                                   lone + iteration));
+    decide(d);
+    CHECK(d.finding.has_value());
+  }
+}
