@@ -81,14 +81,18 @@ std::string where(const TimelineEntry& entry) {
   return entry.file->file.display_path + ":" + std::to_string(entry.event->origin.line);
 }
 
-// Weak evidence the job outlived: a headerless fragment or lone exception line after which its
-// file still records a training iteration. Synchronous training advances only while every rank
-// takes part, so the error was caught and printed, not fatal (a retried download, a logged
-// warning that names an Error class). Whole tracebacks keep their weight: a process may print
-// one and go on only when the code says so, which a log cannot show.
-bool outlived_by_progress(const TimelineEntry& entry) {
+// Evidence the job outlived: after it, its file still records a training iteration.
+// Synchronous training advances only while every rank takes part, so the error was caught,
+// retried or harmless, not fatal (a retried download, a logged warning naming an Error class, a
+// transient NCCL WARN). Only weak evidence is weighed so: a headerless fragment or lone
+// exception line, a line only a family catch-all recognised, or an NCCL symptom (the fallback
+// root). A whole traceback of a specific rule keeps its weight: a process may print one and go
+// on only when its code says so, which a log cannot show.
+bool outlived_by_progress(const TimelineEntry& entry, const RuleMatcher& matcher, bool weak) {
   const Event& e = *entry.event;
-  if (e.kind != EventKind::Traceback || !e.traceback->headerless) return false;
+  if (!weak) weak = (e.kind == EventKind::Traceback && e.traceback->headerless) ||
+                    rule_has_tag(e, matcher, rule_tag::kFamilyFallback);
+  if (!weak) return false;
   for (const Fact& f : entry.file->facts)
     if (f.key == "last_iteration" && f.line > e.last_line) return true;
   return false;
@@ -258,7 +262,9 @@ std::optional<Finding> select_root_cause(const std::vector<TimelineEntry>& timel
     const Event& e = *timeline[i].event;
     if (e.kind == EventKind::Traceback && !is_python_traceback(e)) continue;  // cut off
     RuleRole role = event_role(e, matcher);
-    if (role == RuleRole::Cause && outlived_by_progress(timeline[i])) continue;
+    if ((role == RuleRole::Cause || role == RuleRole::Symptom) &&
+        outlived_by_progress(timeline[i], matcher, /*weak=*/role == RuleRole::Symptom))
+      continue;
     if (role == RuleRole::Cause) {
       // An end is the root only when nothing failed before it; what fails after it is its
       // consequence, so the scan stops at the first end or cause.

@@ -415,3 +415,22 @@ TEST_CASE("root_cause: a lone exception line the training outlived is not the ro
     CHECK(d.finding.has_value());
   }
 }
+
+TEST_CASE("root_cause: an NCCL warning the training outlived is not the root") {
+  const std::string warn = "node1:4242:4250 [3] transport/net_ib.cc:1200 NCCL WARN NET/IB : some new warning\n";
+  const std::string iteration =
+      " [2026-11-29 10:00:05] iteration       10/     100 | consumed samples: 80 | lm loss: 2.0E+00\n";
+  SUBCASE("iterations after it: nothing failed") {
+    Decided d;
+    d.files.push_back(analyze_text(iteration + warn + iteration));
+    decide(d);
+    CHECK_FALSE(d.finding.has_value());
+  }
+  SUBCASE("no progress after it: the NCCL failure is the root") {
+    Decided d;
+    d.files.push_back(analyze_text(iteration + warn));
+    decide(d);
+    REQUIRE(d.finding.has_value());
+    CHECK(d.report.category == Category::Nccl);
+  }
+}
