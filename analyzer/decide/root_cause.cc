@@ -81,7 +81,8 @@ std::string where(const TimelineEntry& entry) {
   return entry.file->file.display_path + ":" + std::to_string(entry.event->origin.line);
 }
 
-// Evidence the job outlived: after it, its file still records a training iteration.
+// Evidence the job outlived: after it, its file still records training progress (a Megatron
+// iteration line, a trainer's logged loss dict).
 // Synchronous training advances only while every rank takes part, so the error was caught,
 // retried or harmless, not fatal (a retried download, a logged warning naming an Error class, a
 // transient NCCL WARN). Only weak evidence is weighed so: a headerless fragment or lone
@@ -90,11 +91,14 @@ std::string where(const TimelineEntry& entry) {
 // on only when its code says so, which a log cannot show.
 bool outlived_by_progress(const TimelineEntry& entry, const RuleMatcher& matcher, bool weak) {
   const Event& e = *entry.event;
-  if (!weak) weak = (e.kind == EventKind::Traceback && e.traceback->headerless) ||
-                    rule_has_tag(e, matcher, rule_tag::kFamilyFallback);
+  const bool headerless = e.kind == EventKind::Traceback && e.traceback->headerless;
+  if (!weak) weak = headerless || rule_has_tag(e, matcher, rule_tag::kFamilyFallback);
   if (!weak) return false;
+  // A headerless event is placed at its exception line; the lines it took as the message's
+  // continuation are a guess, and progress printed there counts.
+  const std::uint64_t after_line = headerless ? e.origin.line : e.last_line;
   for (const Fact& f : entry.file->facts)
-    if (f.key == "last_iteration" && f.line > e.last_line) return true;
+    if ((f.key == "last_iteration" || f.key == "logged_progress") && f.line > after_line) return true;
   return false;
 }
 

@@ -537,6 +537,23 @@ bool parse_gpu_line(string_view body, std::uint64_t line, int rank, std::vector<
   return false;
 }
 
+// The Hugging Face Trainer (and TRL, LLaMA-Factory, ...) logs progress as a Python dict:
+// `{'loss': 1.2345, 'grad_norm': 3.2, 'learning_rate': 1e-05, 'epoch': 0.12}`, evaluations as
+// `{'eval_loss': ...}` and the end of training as `{'train_runtime': ...}`; often glued to a tqdm
+// bar on the same line. Gives `logged_progress`: the epoch when printed, else "yes".
+constexpr string_view kTrainerLogHeads[] = {"{'loss': ", "{'eval_loss': ", "{'train_runtime': "};
+bool parse_trainer_log(string_view s, std::uint64_t line, int rank, std::vector<Fact>& out) {
+  std::size_t at = string_view::npos;
+  for (string_view head : kTrainerLogHeads)
+    if ((at = s.find(head)) != string_view::npos) break;
+  if (at == string_view::npos) return false;
+  string_view v;
+  string_view epoch;
+  if (after(s.substr(at), "'epoch': ", v)) epoch = number_token(v.substr(0, v.find('}')));
+  emit(out, "logged_progress", epoch.empty() ? string_view("yes") : epoch, line, rank);
+  return true;
+}
+
 // Every line goes through here: a switch on the first non-blank byte, then one literal compare
 // per candidate shape. Returns true when the line gave facts.
 bool parse_startup_line(string_view body, std::uint64_t line, int rank, std::vector<Fact>& out) {
@@ -617,6 +634,7 @@ const std::vector<std::string>& ConfigExtractor::trigger_literals() {
         "iteration ",                                         // parse_iteration
         "Theoretical memory footprints:",                     // parse_theoretical
     };
+    for (string_view head : kTrainerLogHeads) l.emplace_back(head);  // parse_trainer_log
     l.insert(l.end(), gpu_vendor_literals().begin(), gpu_vendor_literals().end());  // find_vendor
     for (const EnvKey& e : kEnvKeys) l.push_back(std::string(e.name) + "=");  // parse_env_echo
     return l;
@@ -654,6 +672,7 @@ void ConfigExtractor::feed(std::string_view body, std::uint64_t line, int rank,
     // Not a dump line: an interleaved line may still carry a fact below.
   }
   if (parse_startup_line(body, line, rank, out)) return;
+  if (parse_trainer_log(body, line, rank, out)) return;
   if (may_name_gpu) parse_gpu_line(body, line, rank, out);
 }
 

@@ -13,7 +13,7 @@ using T = FactType;
 using M = FactMerge;
 
 // ASCII-sorted by key (checked below) for a binary search: keep_facts asks once per new fact.
-constexpr std::array<FactSpec, 54> kFacts = {{
+constexpr std::array<FactSpec, 55> kFacts = {{
     {"args_dump_seen", T::Bool, M::First, M::First},
     {"bf16", T::Bool, M::First, M::First},
     {"compute_capability", T::Text, M::First, M::First},
@@ -37,6 +37,8 @@ constexpr std::array<FactSpec, 54> kFacts = {{
     {"lm_loss", T::Float, M::Latest, M::First},
     {"load", T::Text, M::First, M::First},
     {"local_rank", T::Int, M::First, M::PerProcess},
+    // A trainer's logged progress dict (HF Trainer and its users): the latest epoch it printed.
+    {"logged_progress", T::Text, M::Latest, M::First},
     {"master_addr", T::Text, M::First, M::LaunchVariants},
     {"master_port", T::Int, M::First, M::LaunchVariants},
     // Memory reports print per rank; the highest is the one that can explain an OOM.

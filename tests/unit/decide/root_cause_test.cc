@@ -434,3 +434,12 @@ TEST_CASE("root_cause: an NCCL warning the training outlived is not the root") {
     CHECK(d.report.category == Category::Nccl);
   }
 }
+
+TEST_CASE("root_cause: a trainer's logged loss dict is progress too") {
+  Decided d;
+  d.files.push_back(analyze_text(
+      "OSError: We couldn't connect to 'https://huggingface.co' to load this file, retrying\n"
+      " 10%|#         | 10/100 [00:10<01:30,  1.00it/s]{'loss': 2.1, 'grad_norm': 3.2, 'learning_rate': 1e-05, 'epoch': 0.1}\n"));
+  decide(d);
+  CHECK_FALSE(d.finding.has_value());
+}

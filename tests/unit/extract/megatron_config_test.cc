@@ -519,4 +519,14 @@ TEST_CASE("megatron_config: long values are capped") {
 }
 
 }  // TEST_SUITE
+TEST_CASE("megatron_config: a trainer's logged progress dict, also glued to a tqdm bar") {
+  CHECK(to_debug_string(feed_text("{'loss': 1.2345, 'grad_norm': 3.2, 'learning_rate': 1e-05, 'epoch': 0.12}\n")) ==
+        "logged_progress=0.12");
+  CHECK(to_debug_string(feed_text(" 10%|#   | 10/100 [00:10<01:30,  1.00it/s]{'eval_loss': 2.0, 'epoch': 1.0}\n")) ==
+        "logged_progress=1.0");
+  CHECK(to_debug_string(feed_text("{'train_runtime': 123.4, 'train_samples_per_second': 8.1}\n")) ==
+        "logged_progress=yes");
+  CHECK(feed_text("the loss is {'loss' without a value\n").empty());
+}
+
 }  // namespace megatriage
