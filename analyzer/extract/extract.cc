@@ -217,7 +217,9 @@ class FileAnalyzer : public LineSink {
     StreamState& stream = route(key, prefix, triggered, line.number);
     std::string_view body = prefix.body;
     if (!triggered && !stream.busy) return;
-    if (triggered) rank_mentions_.feed(body);
+    // Communicator lines (`rank R nranks N ... Init COMPLETE`) carry NCCL's own header; no other
+    // line need be searched for them.
+    if (triggered && !prefix.nccl_host.empty()) rank_mentions_.feed(body);
     if (!prefix.nccl_host.empty() && stream.host.empty() && names_host(body))
       stream.host = short_host(prefix.nccl_host);
 

@@ -518,7 +518,6 @@ TEST_CASE("megatron_config: long values are capped") {
   CHECK(facts[0].value.substr(0, 4) == "['aa");
 }
 
-}  // TEST_SUITE
 TEST_CASE("megatron_config: a trainer's logged progress dict, also glued to a tqdm bar") {
   CHECK(to_debug_string(feed_text("{'loss': 1.2345, 'grad_norm': 3.2, 'learning_rate': 1e-05, 'epoch': 0.12}\n")) ==
         "logged_progress=0.12");
@@ -529,4 +528,5 @@ TEST_CASE("megatron_config: a trainer's logged progress dict, also glued to a tq
   CHECK(feed_text("the loss is {'loss' without a value\n").empty());
 }
 
+}  // TEST_SUITE
 }  // namespace megatriage
