@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "app/readable_input.h"
 #include "app/rules_lookup.h"
 #include "app/script_discovery.h"
 #include "app/script_findings.h"
@@ -178,33 +179,6 @@ std::string ordering_summary(const std::vector<FileResult>& results) {
   if (stamped == 0) return "no timestamps in any file: ordered by file and line";
   return std::to_string(stamped) + " of " + std::to_string(lines) +
          " lines carry a timestamp; unstamped events are placed between their stream's stamps";
-}
-
-bool has_text(const FileResult& r) { return !r.unopened && !r.binary && r.bytes > 0; }
-
-// "no readable log files ...", with what was there instead (counts and a first example each).
-std::string nothing_readable_message(const std::vector<FileResult>& results) {
-  std::string msg = "no readable log files under the given path(s)";
-  std::size_t unopened = 0, binary = 0, empty = 0;
-  std::string first_unopened, first_binary, first_empty;
-  auto count = [](std::size_t& n, std::string& first, const FileResult& r) {
-    if (n++ == 0) first = r.file.display_path;
-  };
-  for (const FileResult& r : results) {
-    if (r.unopened) count(unopened, first_unopened, r);
-    else if (r.binary) count(binary, first_binary, r);
-    else count(empty, first_empty, r);
-  }
-  std::string found;
-  auto say = [&found](std::size_t n, const char* what, const std::string& first) {
-    if (n == 0) return;
-    found += (found.empty() ? "" : "; ") + std::to_string(n) + " " + what + (n == 1 ? "" : "s") +
-             " (" + first + (n == 1 ? "" : ", ...") + ")";
-  };
-  say(binary, "binary file", first_binary);
-  say(empty, "empty file", first_empty);
-  say(unopened, "unreadable file", first_unopened);
-  return found.empty() ? msg : msg + ": " + found;
 }
 
 }  // namespace

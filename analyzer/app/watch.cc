@@ -12,6 +12,7 @@
 #include <ostream>
 #include <thread>
 
+#include "app/readable_input.h"
 #include "base/exit_codes.h"
 #include "base/process.h"
 #include "decide/root_cause.h"
@@ -72,8 +73,6 @@ bool may_appear_later(const std::string& path, const WatchOptions& options) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   return std::filesystem::is_directory(parent.empty() ? "." : parent, ec);
 }
-
-bool has_text(const FileResult& r) { return !r.unopened && !r.binary && r.bytes > 0; }
 
 // When to ask squeue again after `failures` failures in a row: the poll interval, doubled at
 // each failure, at most a minute; after kSqueueRetries failures in a row watch gives up.
