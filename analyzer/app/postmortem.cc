@@ -21,6 +21,7 @@
 #include <set>
 #include <thread>
 
+#include "app/rules_lookup.h"
 #include "app/triage.h"
 #include "base/exit_codes.h"
 #include "base/run_cache.h"
@@ -311,6 +312,27 @@ void apply_slurm_facts(Report& report, const SlurmJobInfo& job, const std::vecto
 
 namespace {
 
+// sacct's own words when it failed (accounting disabled: "Slurm accounting storage is
+// disabled"; slurmdbd down: "Problem talking to the database"), empty when it answered.
+std::string sacct_failure(const CommandResult& r) {
+  if (!r.started) return "sacct could not be run (is SLURM installed and on PATH?)";
+  if (r.status == 0) return "";
+  std::string words = r.err;
+  while (!words.empty() && (words.back() == '\n' || words.back() == ' ')) words.pop_back();
+  // Its first three lines are enough; a stuck controller can repeat its complaint many times.
+  std::size_t cut = std::string::npos;
+  for (int line = 0, from = 0; line < 3; ++line) {
+    cut = words.find('\n', static_cast<std::size_t>(from));
+    if (cut == std::string::npos) break;
+    from = static_cast<int>(cut) + 1;
+  }
+  if (cut != std::string::npos) words = words.substr(0, cut) + " ...";
+  for (char& c : words)
+    if (c == '\n') c = ' ';
+  return words.empty() ? "sacct exited with status " + std::to_string(r.status)
+                       : words + " (sacct exit status " + std::to_string(r.status) + ")";
+}
+
 struct JobArgument {
   std::string id;         // as given: 123, or 123_4 for an array task
   bool from_env = false;  // this job's own epilog: its environment describes the job
@@ -466,9 +488,11 @@ JobLogs find_job_logs(const PostmortemOptions& options, const std::vector<std::s
   return {std::vector<std::string>(files.begin(), files.end()), std::move(report_dir)};
 }
 
-// Runs the triage pipeline on `paths` and lets SLURM's facts decide what the logs cannot.
-Report triage_job(const PostmortemOptions& options, const std::vector<std::string>& paths,
-                  const SlurmJobInfo& job) {
+// Runs the triage pipeline on `paths` and lets SLURM's facts (`job`; none: the logs alone)
+// decide what the logs cannot. nullopt, with the message in `err`, when the rules could not be
+// loaded (the same usage error as the other commands).
+std::optional<Report> triage_job(const PostmortemOptions& options, const std::vector<std::string>& paths,
+                                 const SlurmJobInfo* job, const std::string& job_arg, std::string& err) {
   TriageOptions topts;
   topts.paths = paths;
   topts.cache = &RunCache::from_environment();
@@ -478,6 +502,10 @@ Report triage_job(const PostmortemOptions& options, const std::vector<std::strin
   std::vector<SlurmStateEntry> words;
   if (!paths.empty()) {
     TriageOutcome outcome = run_triage(topts);
+    if (outcome.rules_missing) {
+      err += "megatriage postmortem: " + outcome.usage_message + "\n";
+      return std::nullopt;
+    }
     report = std::move(outcome.report);
     if (outcome.usage_error) report.verdict = Verdict::NoFailure;
     if (outcome.leftovers && outcome.leftovers->matcher) words = outcome.leftovers->matcher->tables().slurm_states;
@@ -486,25 +514,29 @@ Report triage_job(const PostmortemOptions& options, const std::vector<std::strin
     // report, as they were before the words moved to rules/ (a missing entry still says so).
     std::vector<std::string> dirs = {default_rules_dir()};
     dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
-    DiagnosticSink ignored;
+    DiagnosticSink loading;
     KnowledgeTables tables;
-    load_rules(dirs, ignored, 1, topts.cache, &tables);
+    const std::size_t rule_count = load_rules(dirs, loading, 1, topts.cache, &tables).size();
+    if (std::string why = rules_unusable_message(dirs, rule_count, loading.items()); !why.empty()) {
+      err += "megatriage postmortem: " + why + "\n";
+      return std::nullopt;
+    }
     words = std::move(tables.slurm_states);
     // No log at all: the report still carries SLURM's facts and rule count.
     topts.paths = {};
     report.verdict = Verdict::NoFailure;
     report.ordering = "no logs found";
     report.diagnostics.push_back({Severity::Warning, "postmortem.no-logs",
-                                  "no log of job " + job.job_id + " was found (StdOut/StdErr, batch script, "
+                                  "no log of job " + job_arg + " was found (StdOut/StdErr, batch script, "
                                   "files under WorkDir naming the job)",
                                   "", 0, "pass --logs DIR", 1});
   }
-  apply_slurm_facts(report, job, words);
+  if (job != nullptr) apply_slurm_facts(report, *job, words);
   return report;
 }
 
 // Renders `report` to `out` and writes megatriage-<jobid>.json into `report_dir`.
-void write_report(const PostmortemOptions& options, const Report& report, const SlurmJobInfo& job,
+void write_report(const PostmortemOptions& options, const Report& report, const std::string& job_id,
                   const std::string& report_dir, std::string& out, std::string& err) {
   std::string json = render_json(report);
   std::string rendered = options.format == "json" ? json : render_text(report, TextStyle{options.color, 100});
@@ -514,12 +546,35 @@ void write_report(const PostmortemOptions& options, const Report& report, const 
     return;
   }
   std::string why;
-  std::string name = "megatriage-" + job.job_id + ".json";
+  std::string name = "megatriage-" + job_id + ".json";
   if (write_atomically(report_dir, name, json, why)) {
     if (options.format == "text") out += "Report: " + report_dir + "/" + name + "\n";
   } else {
     err += "megatriage postmortem: " + why + "\n";
   }
+}
+
+// Neither sacct nor scontrol can tell about the job, but the user named its logs: the report
+// of the logs alone, without a `slurm` block, saying why. Same reading rules as with facts:
+// as root, only as the job's owner (known here from the epilog's environment, if at all).
+int postmortem_from_logs(const PostmortemOptions& options, const JobArgument& arg,
+                         const std::string& sacct_error, std::string& out, std::string& err) {
+  SlurmJobInfo owner;
+  owner.job_id = owner.job_id_raw = arg.id;
+  complete_job_info(owner, {}, arg.from_env);
+  if (!become_job_owner(owner, arg.id, err)) return kExitUsage;
+  JobLogs logs = find_job_logs(options, {}, owner);
+  std::optional<Report> report = triage_job(options, logs.paths, nullptr, arg.id, err);
+  if (!report) return kExitUsage;
+  report->diagnostics.insert(
+      report->diagnostics.begin(),
+      {Severity::Warning, "postmortem.no-slurm-facts",
+       "sacct failed (" + sacct_error + ") and scontrol does not know job " + arg.id +
+           ": this report is from the --logs alone, without SLURM's state (time limit, host OOM, "
+           "node failure, cancellation are not known)",
+       "", 0, "check accounting (sacctmgr, slurmdbd) and run the post-mortem again", 1});
+  write_report(options, *report, arg.id, logs.report_dir, out, err);
+  return report->root_cause ? kExitFailure : kExitNoFailure;
 }
 
 }  // namespace
@@ -538,6 +593,7 @@ SlurmAnswer wait_for_final_state(SlurmCommands& slurm, const std::string& job_id
     if (s.started && s.status == 0) answer.scontrol = parse_scontrol_show_job(s.out);
     CommandResult a = slurm.sacct(job_id, kSacctFormat);
     answer.sacct_ran = answer.sacct_ran || a.started;
+    answer.sacct_error = sacct_failure(a);
     answer.job.reset();
     if (a.started && a.status == 0) answer.job = slurm_job_from_sacct(parse_sacct_parsable(a.out), job_id);
     // Heterogeneous jobs show up as 123+0, 123+1 rows even when asked for 123.
@@ -554,6 +610,8 @@ SlurmAnswer wait_for_final_state(SlurmCommands& slurm, const std::string& job_id
     std::string sc_state = field("JobState");
     bool sc_over = sc_state.empty() || is_final_state(sc_state) || sc_state == "COMPLETING";
     bool retry = false, steps_running = false;
+    // A failing sacct is asked again too (slurmdbd can be briefly busy right after a job's end);
+    // past the settle wait, scontrol's facts stand in for it (run_postmortem).
     if (!job) retry = !sc.empty();
     else if (!is_final_state(job->state)) retry = sc_over;
     else if (sc.count("NodeList") && hostlist_count(field("NodeList")) > hostlist_count(job->node_list)) retry = true;
@@ -589,12 +647,29 @@ int run_postmortem(const PostmortemOptions& options, SlurmCommands& slurm, std::
     err += "megatriage postmortem: job " + job_arg + " is heterogeneous; not supported\n";
     return kExitUsage;
   }
-  if (!answer.sacct_ran) {
-    err += "megatriage postmortem: cannot run sacct (is SLURM installed and on PATH?)\n";
-    return kExitUsage;
+  std::vector<Diagnostic> notes;  // how the facts were had, for the report
+  if (!answer.job && !answer.sacct_error.empty()) {
+    if (!answer.scontrol.empty()) {
+      // Accounting cannot answer, the controller still knows the job: its facts, less the steps.
+      answer.job = slurm_job_from_scontrol(answer.scontrol, job_arg);
+      notes.push_back({Severity::Warning, "postmortem.sacct-failed",
+                       "sacct failed: " + answer.sacct_error +
+                           "; the job's facts come from `scontrol show job` (no step states, no "
+                           "cancelling user)",
+                       "", 0, "check accounting (sacctmgr, slurmdbd) for the full facts", 1});
+    } else if (!options.logs_dir.empty()) {
+      return postmortem_from_logs(options, *arg, answer.sacct_error, out, err);
+    }
   }
   if (!answer.job) {
-    err += "megatriage postmortem: job " + job_arg + " not found (sacct and scontrol do not know it)\n";
+    if (!answer.sacct_error.empty()) {
+      err += "megatriage postmortem: job " + job_arg + ": sacct failed: " + answer.sacct_error +
+             "; scontrol does not know the job either (the controller forgets a job MinJobAge "
+             "after its end, 300 s by default). Pass --logs DIR to triage its logs without "
+             "SLURM's facts\n";
+    } else {
+      err += "megatriage postmortem: job " + job_arg + " not found (sacct and scontrol do not know it)\n";
+    }
     return kExitUsage;
   }
   SlurmJobInfo& job = *answer.job;
@@ -603,9 +678,11 @@ int run_postmortem(const PostmortemOptions& options, SlurmCommands& slurm, std::
   std::vector<std::string> named = named_log_paths(slurm, job, job_arg, options.logs_dir.empty());
   if (!become_job_owner(job, job_arg, err)) return kExitUsage;
   JobLogs logs = find_job_logs(options, named, job);
-  Report report = triage_job(options, logs.paths, job);
-  write_report(options, report, job, logs.report_dir, out, err);
-  return report.root_cause ? kExitFailure : kExitNoFailure;
+  std::optional<Report> report = triage_job(options, logs.paths, &job, job_arg, err);
+  if (!report) return kExitUsage;
+  report->diagnostics.insert(report->diagnostics.begin(), notes.begin(), notes.end());
+  write_report(options, *report, job.job_id, logs.report_dir, out, err);
+  return report->root_cause ? kExitFailure : kExitNoFailure;
 }
 
 }  // namespace megatriage

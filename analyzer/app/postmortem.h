@@ -34,7 +34,10 @@ int run_postmortem(const PostmortemOptions& options, std::string& out, std::stri
 
 /// The same, asking `slurm`. Its steps, in order: find the job argument, wait for a final
 /// state (wait_for_final_state), complete the job's facts, name its logs, drop to the job's
-/// owner when root, find the log files, triage, write the report.
+/// owner when root, find the log files, triage, write the report. When sacct fails, the job's
+/// facts come from `scontrol show job`; when scontrol does not know the job either, `--logs`
+/// alone is triaged (no `slurm` block; a `postmortem.no-slurm-facts` diagnostic says why), and
+/// without `--logs` it is a usage error that quotes sacct's own error.
 int run_postmortem(const PostmortemOptions& options, SlurmCommands& slurm, std::string& out,
                    std::string& err);
 
@@ -49,6 +52,7 @@ struct SlurmAnswer {
   std::optional<SlurmJobInfo> job;              ///< from sacct's last answer; none: unknown to sacct
   std::map<std::string, std::string> scontrol;  ///< the last `scontrol show job` that succeeded
   bool sacct_ran = false;      ///< sacct could be started at least once
+  std::string sacct_error;     ///< why sacct's last call failed, in its own words; empty: it answered
   bool heterogeneous = false;  ///< sacct answered with 123+0 rows (asking stopped there)
   int queries = 0;             ///< rounds of scontrol + sacct
 };
@@ -57,7 +61,8 @@ struct SlurmAnswer {
 /// after 250 ms (500 ms from the fifth round) while scontrol knows the job but sacct does not,
 /// sacct's state is not final but scontrol's is (or scontrol no longer knows the job), or
 /// scontrol's NodeList is longer, for at most kSacctSettleWait; and while a step other than
-/// `.extern` is still running, for at most kStepsEndWait. Waits through `slurm.sleep_for`.
+/// `.extern` is still running, for at most kStepsEndWait. A failing sacct counts as one that
+/// does not know the job (SlurmAnswer::sacct_error says why). Waits through `slurm.sleep_for`.
 SlurmAnswer wait_for_final_state(SlurmCommands& slurm, const std::string& job_id);
 
 /// Adds `job` to `report` and adjusts the root cause where SLURM's state decides what the logs

@@ -8,6 +8,8 @@
 #include <optional>
 #include <thread>
 
+#include "app/readable_input.h"
+#include "app/rules_lookup.h"
 #include "app/script_discovery.h"
 #include "app/script_findings.h"
 #include "base/fork_join.h"
@@ -191,6 +193,7 @@ LoadedRules load_matcher(const TriageOptions& options, DiagnosticSink& diags) {
       std::make_unique<RuleMatcher>(load_rules(loaded.dirs, diags, threads, options.cache, &tables), diags);
   loaded.matcher->set_tables(std::move(tables));
   loaded.matcher->set_prefilter_enabled(options.prefilter);
+  loaded.problem = rules_unusable_message(loaded.dirs, loaded.matcher->rules().size(), diags.items());
   return loaded;
 }
 
@@ -255,6 +258,7 @@ TriageOutcome run_triage(const TriageOptions& options) {
   std::vector<std::string> dirs;
   std::unique_ptr<RuleMatcher> matcher;
   std::unique_ptr<TriggerScanner> triggers;
+  std::string rules_problem;
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   const Clock::time_point start = Clock::now();
@@ -277,6 +281,7 @@ TriageOutcome run_triage(const TriageOptions& options) {
         LoadedRules loaded = load_matcher(options, run_diags);
         matcher = std::move(loaded.matcher);
         dirs = std::move(loaded.dirs);
+        rules_problem = std::move(loaded.problem);
         triggers = make_trigger_scanner(*matcher, run_diags,
                                         options.builtin_search ? TriggerScanner::Engine::Builtin
                                                                : TriggerScanner::Engine::Best,
@@ -284,6 +289,12 @@ TriageOutcome run_triage(const TriageOptions& options) {
         out.compile_s = seconds_since(start);
       });
   for (auto& d : discover_diags.take()) run_diags.add(std::move(d));
+  if (!rules_problem.empty()) {
+    // Without its rules every answer would be unclassified, yet look confident: stop here.
+    out.usage_error = out.rules_missing = true;
+    out.usage_message = std::move(rules_problem);
+    return out;
+  }
   std::vector<SourceFile>& files = discovered.files;
   if (!discovered.missing.empty()) {
     out.usage_error = true;
@@ -298,11 +309,12 @@ TriageOutcome run_triage(const TriageOptions& options) {
                                                 options.progress_after_ms);
   drop_duplicate_files(results, run_diags);
   out.analyze_s = seconds_since(analyze_start);
-  // Nothing to read: no file found, or (files are opened only now) none could be opened.
-  if (!out.usage_error &&
-      std::all_of(results.begin(), results.end(), [](const FileResult& r) { return r.unopened; })) {
+  // Nothing to read: no file found, or (files are opened only now) none could be opened, or
+  // every one was binary (a core dump) or empty. A job that died before writing a line is not
+  // a success, so this is not "no failure found".
+  if (!out.usage_error && std::none_of(results.begin(), results.end(), has_text)) {
     out.usage_error = true;
-    out.usage_message = "no readable log files under the given path(s)";
+    out.usage_message = nothing_readable_message(results);
   }
   const Clock::time_point report_start = Clock::now();
   out.report = build_report(results, *matcher, options, run_diags);

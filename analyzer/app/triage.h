@@ -31,7 +31,8 @@ struct TriageOptions {
 
 struct TriageOutcome {
   Report report;
-  bool usage_error = false;   // nothing readable / a named path missing
+  bool usage_error = false;   // nothing readable / a named path missing / no rules
+  bool rules_missing = false;  // ... the usage error is that the rules could not be loaded
   std::string usage_message;
   // Wall seconds of the serial and parallel phases (hidden --timings, for profiling).
   double walk_s = 0, compile_s = 0, analyze_s = 0, report_s = 0;
@@ -53,6 +54,8 @@ TriageOutcome run_triage(const TriageOptions& options);
 struct LoadedRules {
   std::unique_ptr<RuleMatcher> matcher;
   std::vector<std::string> dirs;  // the default directory, then options.rules_dirs
+  std::string problem;            // why these rules cannot back an answer (app/rules_lookup.h);
+                                  // empty when they can
 };
 
 /// The built-in rules plus options.rules_dirs, compiled. Problems with rules are diagnostics in

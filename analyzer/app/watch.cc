@@ -6,17 +6,20 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <ostream>
 #include <thread>
 
+#include "app/readable_input.h"
 #include "base/exit_codes.h"
 #include "base/process.h"
 #include "decide/root_cause.h"
 #include "decide/timeline.h"
 #include "input/discover.h"
 #include "render/render.h"
+#include "slurm/job_queue.h"
 
 namespace megatriage {
 namespace {
@@ -62,24 +65,53 @@ bool poll_file(Followed& f, const RuleMatcher& matcher, const AnalyzeOptions& op
   return grew;
 }
 
-bool job_running(const std::string& job_id) {
-  // squeue knows only pending/running jobs; an empty answer means it ended.
-  CommandResult r = run_command({"squeue", "-h", "-j", job_id, "-o", "%T"}, 10000);
-  if (!r.started) return false;
-  return r.status == 0 && r.out.find_first_not_of(" \n") != std::string::npos;
+// A named path that does not exist: a usage error, except a file of a job given with --job
+// whose folder exists (SLURM creates the job's output files when it starts; never the folders).
+bool may_appear_later(const std::string& path, const WatchOptions& options) {
+  if (options.job_id.empty()) return false;
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return std::filesystem::is_directory(parent.empty() ? "." : parent, ec);
+}
+
+// When to ask squeue again after `failures` failures in a row: the poll interval, doubled at
+// each failure, at most a minute; after kSqueueRetries failures in a row watch gives up.
+constexpr int kSqueueRetries = 6;
+std::chrono::duration<double> squeue_backoff(double interval_s, int failures) {
+  double delay = interval_s;
+  for (int i = 1; i < failures && delay < 60.0; ++i) delay *= 2;
+  return std::chrono::duration<double>(std::min(delay, 60.0));
 }
 
 }  // namespace
 
 int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err) {
+  for (const std::string& path : options.triage.paths) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) continue;
+    if (!may_appear_later(path, options)) {
+      err << "megatriage watch: " << missing_path_message(path) << "\n";
+      return kExitUsage;
+    }
+    err << "megatriage watch: " << path << " does not exist yet; waiting for job " << options.job_id
+        << " to write it\n";
+  }
   DiagnosticSink rule_diags;
   LoadedRules loaded = load_matcher(options.triage, rule_diags);
+  if (!loaded.problem.empty()) {
+    err << "megatriage watch: " << loaded.problem << "\n";
+    return kExitUsage;
+  }
   std::vector<std::string> dirs = std::move(loaded.dirs);
   std::unique_ptr<RuleMatcher> matcher = std::move(loaded.matcher);
   std::map<std::string, Followed> followed;
   Clock::time_point start = Clock::now();
   std::optional<Clock::time_point> nccl_seen;
   bool job_ended = false;
+  // squeue failures in a row, and when to ask it next (the backoff between failed calls).
+  int squeue_failures = 0;
+  bool slurm_unavailable = false;
+  Clock::time_point next_squeue = start;
 
   while (true) {
     // New files (a rank that starts late, a torchrun attempt directory) are picked up here.
@@ -124,10 +156,35 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
         }
       }
     }
-    if (!options.job_id.empty() && !report_now && !job_running(options.job_id)) job_ended = true;
+    if (!options.job_id.empty() && !report_now && Clock::now() >= next_squeue) {
+      // One failed squeue (a controller restart, a slow RPC) must not read as "the job ended".
+      QueueAnswer queue = ask_squeue(options.job_id);
+      if (queue.state == QueueState::Unknown) {
+        ++squeue_failures;
+        if (squeue_failures > kSqueueRetries) {
+          err << "megatriage watch: " << queue.error << "; squeue failed " << squeue_failures
+              << " times in a row: cannot tell whether job " << options.job_id << " still runs; giving up\n";
+          slurm_unavailable = true;
+        } else {
+          const auto wait = squeue_backoff(options.interval_s, squeue_failures);
+          err << "megatriage watch: " << queue.error << "; asking squeue again in " << wait.count()
+              << " s (retry " << squeue_failures << " of " << kSqueueRetries << ")\n";
+          next_squeue = Clock::now() + std::chrono::duration_cast<Clock::duration>(wait);
+        }
+      } else {
+        squeue_failures = 0;
+        job_ended = queue.state == QueueState::Ended;
+      }
+    }
     bool timed_out = options.timeout_s > 0 && seconds_since(start) >= options.timeout_s;
 
-    if (report_now || job_ended || timed_out) {
+    if (report_now || job_ended || timed_out || slurm_unavailable) {
+      if (!report_now && job_ended && std::none_of(results.begin(), results.end(), has_text)) {
+        // The job ended before writing a line we can read: not a success.
+        err << "megatriage watch: job " << options.job_id
+            << " ended and nothing readable was found under the given path(s)\n";
+        return kExitUsage;
+      }
       DiagnosticSink run_diags;
       for (const auto& d : rule_diags.items()) run_diags.add(d);
       Report report = build_report(results, *matcher, options.triage, run_diags);
@@ -144,8 +201,12 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
         err << "megatriage watch: " << (c.status == 0 ? "cancelled job " : "scancel failed for job ")
             << options.job_id << (c.status == 0 ? " (root cause found)" : ": " + c.err) << "\n";
       }
-      if (timed_out && !report_now && !job_ended) err << "megatriage watch: timed out\n";
-      return report.root_cause ? kExitFailure : kExitNoFailure;
+      if (report.root_cause) return kExitFailure;
+      if (job_ended) return kExitNoFailure;
+      if (slurm_unavailable) return kExitSlurmUnavailable;
+      err << "megatriage watch: timed out after " << options.timeout_s
+          << " s with no root cause found (the report above is what the logs show so far)\n";
+      return kExitTimeout;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(options.interval_s));
   }

@@ -20,8 +20,12 @@ struct WatchOptions {
   bool json = false;           // report format
 };
 
-/// Runs until a root cause is reported, the job ends, or the timeout passes. Progress lines go
-/// to `err`, the report to `out`. Returns the exit code (0 no failure, 1 failure, 2 usage).
+/// Runs until a root cause is reported, the job ends, the timeout passes, or squeue keeps
+/// failing (each failure is retried after a backoff: the interval, doubled each time, at most
+/// 60 s, 6 retries). Progress lines go to `err`, the report to `out`. Returns the exit code
+/// (base/exit_codes.h): 1 a root cause, 0 the job ended with no failure in its logs, 2 usage
+/// error (a missing path, no rules) or the job ended with nothing readable, 4 timed out,
+/// 5 squeue kept failing.
 int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace megatriage

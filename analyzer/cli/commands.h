@@ -5,10 +5,20 @@
 
 namespace megatriage {
 
+/// The subcommands, one line each, for `megatriage --help`.
+inline constexpr const char* kSubcommandsHelp = R"(
+Subcommands (each has --help):
+  megatriage postmortem [JOBID]     post-mortem of a SLURM job: asks sacct/scontrol, finds its logs
+  megatriage watch [PATH...]        follow a running job's logs, report the cause as soon as known
+  megatriage lint SCRIPT...         check sbatch scripts against the runbook's launch rules
+  megatriage rules check            validate rule files and run every rule's samples
+A folder named like a subcommand is triaged when written as a path: megatriage ./rules
+)";
+
 /// `megatriage [PATH...]`: triage a failed job's logs. `argv[0]` is the program name.
 int triage_command(int argc, char** argv);
-/// `megatriage rules check`: `argv[0]` is "check".
-int rules_check_command(int argc, char** argv);
+/// `megatriage rules VERB`: `argv[0]` is "rules". Without a verb, or with --help, the verbs.
+int rules_command(int argc, char** argv);
 /// `megatriage lint SCRIPT...`: `argv[0]` is "lint".
 int lint_command(int argc, char** argv);
 /// `megatriage watch [PATH...]`: `argv[0]` is "watch".

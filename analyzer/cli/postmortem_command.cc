@@ -19,7 +19,10 @@ int postmortem_command(int argc, char** argv) {
   app.footer(R"(
 JOBID defaults to $SLURM_JOB_ID (EpilogSlurmctld). Array tasks: 123_4. Run as root (epilog,
 strigger), logs are read and the report written as the job's user.
-Exit codes: 0 no failure, 1 failure found and reported, 2 usage error or job not found.
+Without accounting (sacct fails) the job's facts come from scontrol show job, else the --logs
+alone are triaged (no slurm block); sacct's own error is shown either way.
+Exit codes: 0 no failure, 1 failure found and reported, 2 usage error, no rules loaded or job
+not found, 3 internal error (a bug: please report it).
 )");
   PostmortemOptions options;
   app.add_option("jobid", options.job_id, "Job id (default: $SLURM_JOB_ID)");

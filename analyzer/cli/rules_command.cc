@@ -1,8 +1,12 @@
-// `megatriage rules check [--rules DIR]...`: load the rule files as a run would, run every rule's
-// samples, print each problem on stderr and a one-line summary on stdout.
+// `megatriage rules VERB`: the rule files' own commands. `rules check [--rules DIR]...` loads the
+// rule files as a run would, runs every rule's samples, prints each problem on stderr and a
+// one-line summary on stdout. Without a verb (or with --help) it shows the verbs: the bare word
+// is never a folder to triage (`megatriage ./rules` is).
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string_view>
 
+#include "app/rules_lookup.h"
 #include "base/diagnostics.h"
 #include "base/exit_codes.h"
 #include "cli/commands.h"
@@ -11,9 +15,23 @@
 #include "match/rules.h"
 
 namespace megatriage {
+namespace {
+
+void print_rules_help(std::ostream& out) {
+  out << "Usage: megatriage rules VERB [--rules DIR]...\n"
+         "\n"
+         "Verbs:\n"
+         "  check    validate the rule files and run every rule's samples (megatriage rules check --help)\n"
+         "\n"
+         "Built-in rules: " << default_rules_dir() << "\n"
+         "  ($MEGATRIAGE_RULES_DIR replaces them; --rules DIR adds to them, later ones override by id)\n"
+         "To triage a folder named rules, write it as a path: megatriage ./rules\n";
+}
 
 int rules_check_command(int argc, char** argv) {
   CLI::App app{"Validate rule files and run every rule's samples", "megatriage rules check"};
+  app.footer("\nExit codes: 0 no problem, 1 problems in the rule files, 2 usage error or no rules "
+             "loaded, 3 internal error.\n");
   std::vector<std::string> dirs;
   add_rules_flag(app, dirs, kRulesFlagHelp, true);
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
@@ -21,6 +39,10 @@ int rules_check_command(int argc, char** argv) {
   all.insert(all.end(), dirs.begin(), dirs.end());
   DiagnosticSink diags;
   auto rules = load_rules(all, diags);
+  if (std::string why = rules_unusable_message(all, rules.size(), diags.items()); !why.empty()) {
+    std::cerr << "megatriage: " << why << "\n";
+    return kExitUsage;
+  }
   check_code_tags(rules, diags);  // a tag the code asks for that no rule carries
   int problems = 0;
   for (const auto& d : diags.items()) {
@@ -31,6 +53,20 @@ int rules_check_command(int argc, char** argv) {
   std::cout << rules.size() << " rules loaded from " << all.size() << " director"
             << (all.size() == 1 ? "y" : "ies") << ", " << problems << " problem(s)\n";
   return problems == 0 ? kExitNoFailure : kExitFailure;
+}
+
+}  // namespace
+
+int rules_command(int argc, char** argv) {
+  const std::string_view verb = argc >= 2 ? argv[1] : "";
+  if (verb == "check") return rules_check_command(argc - 1, argv + 1);
+  if (verb.empty() || verb == "--help" || verb == "-h") {
+    print_rules_help(std::cout);
+    return kExitNoFailure;
+  }
+  std::cerr << "megatriage rules: unknown verb '" << verb << "'\n";
+  print_rules_help(std::cerr);
+  return kExitUsage;
 }
 
 }  // namespace megatriage

@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
+#include <string_view>
 
 #include "base/exit_codes.h"
 #include "extract/extract.h"
@@ -18,6 +20,10 @@ std::optional<int> parse_flags(CLI::App& app, int argc, char** argv) {
     // CLI11 reports --help and --version as "errors" whose exit status is 0.
     return app.exit(e) == 0 ? kExitNoFailure : kExitUsage;
   }
+  // Test-only: MEGATRIAGE_TEST_THROW=1 throws where every subcommand has started, so that a test
+  // can prove main's last-resort handler (an internal error, exit 3) without a real bug.
+  if (const char* t = std::getenv("MEGATRIAGE_TEST_THROW"); t != nullptr && std::string_view(t) == "1")
+    throw std::logic_error("MEGATRIAGE_TEST_THROW=1 (test-only trigger)");
   return std::nullopt;
 }
 

@@ -20,7 +20,8 @@ inline constexpr const char* kRulesFlagHelp = "Extra rules directory (repeatable
 
 /// Parses `argv` into `app`'s flags. Returns nothing when the command should go on; otherwise
 /// the exit code to return at once (after --help or --version: kExitNoFailure; after a bad flag:
-/// kExitUsage, with CLI11's message on stderr).
+/// kExitUsage, with CLI11's message on stderr). Test-only: throws std::logic_error after a good
+/// parse when MEGATRIAGE_TEST_THROW=1 (for main's internal-error test).
 std::optional<int> parse_flags(CLI::App& app, int argc, char** argv);
 
 /// `--rules DIR`: one directory per flag, repeatable; a later one overrides rules with the same

@@ -33,7 +33,8 @@ Examples:
   megatriage watch --job 1234 --cancel logs/   report (and cancel) as soon as the cause is known
   megatriage --script job.sbatch logs/  triage, with the script's findings among the checks
 
-Exit codes: 0 no failure found, 1 failure found and reported, 2 usage error or nothing readable.
+Exit codes: 0 no failure found, 1 failure found and reported, 2 usage error, nothing readable
+(only binary or empty files) or no rules loaded, 3 internal error (a bug: please report it).
 )";
 
 // The report is written: what the run built (results of every file, compiled rules, the report)
@@ -54,7 +55,7 @@ int triage_command(int argc, char** argv) {
   CLI::App app{"megatriage: why did this Megatron-LM / SLURM job die? Reads every rank's logs and "
                "reports the root cause, the symptoms it explains and what to check.",
                "megatriage"};
-  app.footer(kExamples);
+  app.footer(std::string(kSubcommandsHelp) + kExamples);
   TriageOptions options;
   options.paths.clear();
   options.cache = &RunCache::from_environment();

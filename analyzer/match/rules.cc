@@ -1080,18 +1080,18 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
   return out;
 }
 
-std::string default_rules_dir() {
+std::vector<std::string> builtin_rules_dir_candidates() {
   // Order: the environment; the rules installed beside this binary (`<prefix>/bin/megatriage`
   // reads `<prefix>/share/megatriage/rules`, wherever the prefix was moved); the checkout's rules/
   // only for a binary inside its own build tree, so an installed binary never reads a checkout
   // that happens to still exist; then the configured install prefix.
   namespace fs = std::filesystem;
-  if (const char* env = std::getenv("MEGATRIAGE_RULES_DIR"); env && *env) return env;
+  if (const char* env = std::getenv("MEGATRIAGE_RULES_DIR"); env && *env) return {env};
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "../share/megatriage/rules";
-  const fs::path beside = (exe.parent_path() / ".." / "share" / "megatriage" / "rules").lexically_normal();
-  if (fs::is_directory(beside, ec)) return beside.string();
+  if (ec) return {"../share/megatriage/rules"};
+  std::vector<std::string> places{
+      (exe.parent_path() / ".." / "share" / "megatriage" / "rules").lexically_normal().string()};
 #if defined(MEGATRIAGE_SOURCE_RULES_DIR) && defined(MEGATRIAGE_BUILD_DIR)
   {
     const fs::path build = fs::weakly_canonical(MEGATRIAGE_BUILD_DIR, ec);
@@ -1099,15 +1099,24 @@ std::string default_rules_dir() {
       // A path is inside the build tree when the tree is a prefix of it, component by component.
       const fs::path rel = exe.lexically_relative(build);
       const bool in_build_tree = !rel.empty() && *rel.begin() != "..";
-      if (in_build_tree && fs::is_directory(MEGATRIAGE_SOURCE_RULES_DIR, ec)) return MEGATRIAGE_SOURCE_RULES_DIR;
+      if (in_build_tree) places.emplace_back(MEGATRIAGE_SOURCE_RULES_DIR);
     }
   }
 #endif
 #ifdef MEGATRIAGE_INSTALL_RULES_DIR
-  if (fs::is_directory(MEGATRIAGE_INSTALL_RULES_DIR, ec)) return MEGATRIAGE_INSTALL_RULES_DIR;
+  if (std::find(places.begin(), places.end(), MEGATRIAGE_INSTALL_RULES_DIR) == places.end())
+    places.emplace_back(MEGATRIAGE_INSTALL_RULES_DIR);
 #endif
-  // Nothing found: name the place an installed binary looks, so the diagnostic says where.
-  return beside.string();
+  return places;
+}
+
+std::string default_rules_dir() {
+  const std::vector<std::string> places = builtin_rules_dir_candidates();
+  std::error_code ec;
+  for (const std::string& place : places)
+    if (std::filesystem::is_directory(place, ec)) return place;
+  // Nothing found: name the first place looked at, so the diagnostic says where.
+  return places.front();
 }
 
 }  // namespace megatriage

@@ -83,8 +83,13 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
 /// Returns the number of problems found. `load_rules` already drops rules that fail this.
 int check_rule_samples(const std::vector<Rule>& rules, DiagnosticSink& diags);
 
-/// The directory of the built-in rules: $MEGATRIAGE_RULES_DIR if set, else the compiled-in
-/// source tree path, else `<exe dir>/../share/megatriage/rules`.
+/// The directory of the built-in rules: the first of builtin_rules_dir_candidates() that is a
+/// directory, else the first candidate (so that a diagnostic names where it looked).
 std::string default_rules_dir();
+
+/// Every place the built-in rules are looked for, in order: $MEGATRIAGE_RULES_DIR alone when it
+/// is set; else `<exe dir>/../share/megatriage/rules`, the checkout's rules/ (only for a binary
+/// inside its own build tree), the configured install prefix's.
+std::vector<std::string> builtin_rules_dir_candidates();
 
 }  // namespace megatriage

@@ -354,6 +354,25 @@ void merge_scontrol(SlurmJobInfo& info, const std::map<std::string, std::string>
   name_and_id(value("GroupId"), group_name, info.gid);
 }
 
+std::optional<SlurmJobInfo> slurm_job_from_scontrol(const std::map<std::string, std::string>& fields,
+                                                    const std::string& job_id) {
+  if (fields.empty()) return std::nullopt;
+  SlurmJobInfo info;
+  info.job_id = job_id;
+  // scontrol keeps no step rows and no "by N": the job's own state is all there is.
+  info.state = base_state(get(fields, "JobState"));
+  info.exit_code = get(fields, "ExitCode");
+  decode_exit_code(info.exit_code, info.exit_status, info.signal);
+  info.derived_exit_code = get(fields, "DerivedExitCode");
+  info.elapsed = get(fields, "RunTime");
+  info.time_limit = get(fields, "TimeLimit");
+  info.time_limit_hit = info.state == "TIMEOUT";
+  info.out_of_memory = info.state == "OUT_OF_MEMORY";
+  info.node_fail = info.state == "NODE_FAIL";
+  merge_scontrol(info, fields);
+  return info;
+}
+
 std::size_t hostlist_count(std::string_view list) {
   list = trim(list);
   if (list.empty() || list == "(null)" || list == "None assigned") return 0;

@@ -41,6 +41,12 @@ std::map<std::string, std::string> parse_scontrol_show_job(std::string_view text
 /// shorter, UserId `name(uid)`, GroupId, array ids). sacct's final state is kept.
 void merge_scontrol(SlurmJobInfo& info, const std::map<std::string, std::string>& fields);
 
+/// Builds the job from `scontrol show job` alone, for when sacct cannot answer (accounting
+/// disabled, slurmdbd down): state, exit codes, RunTime, TimeLimit and merge_scontrol's values;
+/// no steps and no cancelling user (scontrol keeps neither). nullopt for an empty map.
+std::optional<SlurmJobInfo> slurm_job_from_scontrol(const std::map<std::string, std::string>& fields,
+                                                    const std::string& job_id);
+
 /// `CANCELLED by 0` -> CANCELLED; `OUT_OF_ME+` is not expected (we ask for --parsable2).
 std::string base_state(std::string_view state);
 /// The uid in `CANCELLED by N`, else -1.

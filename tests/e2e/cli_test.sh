@@ -86,4 +86,61 @@ grep -q "GB/s" "$tmp/tty" && { echo "FAIL --no-progress still drew the line"; fa
 expect_rc 1 "--timings" "$megatriage" --timings --format json "$case"
 grep -q '^timings: walk [0-9.]* s, .* analyse [0-9.]* s, report [0-9.]* s, render [0-9.]* s$' "$tmp/err" || { echo "FAIL --timings line"; cat "$tmp/err"; fail=1; }
 cmp -s "$tmp/out" <("$megatriage" --format json "$case") || { echo "FAIL --timings changed the report"; fail=1; }
+# --help lists every subcommand, one line each.
+expect_rc 0 "--help" "$megatriage" --help
+for sub in postmortem watch lint "rules check"; do
+  grep -q "^  megatriage $sub " "$tmp/out" || { echo "FAIL --help does not list '$sub'"; fail=1; }
+done
+# `rules` alone (and rules --help) is the rules help, never a triage of a folder named rules;
+# `./rules` is that folder.
+mkdir -p "$tmp/cwd/rules"
+cp "$fixtures/slurm-a1-exception-peer-reset/logs/"* "$tmp/cwd/rules/"
+cd "$tmp/cwd" || exit 1
+for form in "" "--help" "-h"; do
+  # shellcheck disable=SC2086
+  expect_rc 0 "rules ${form:-(no verb)}" "$megatriage" rules $form
+  grep -q "^Usage: megatriage rules VERB" "$tmp/out" && grep -q "^  check " "$tmp/out" ||
+    { echo "FAIL rules ${form:-(no verb)} does not show the rules help"; head -3 "$tmp/out"; fail=1; }
+done
+expect_rc 2 "rules with an unknown verb" "$megatriage" rules logs
+grep -q "unknown verb 'logs'" "$tmp/err" || { echo "FAIL rules VERB: no unknown-verb message"; fail=1; }
+expect_rc 1 "./rules is a folder to triage" "$megatriage" --format json ./rules
+[[ $("$json_get" "$tmp/out" /root_cause/file) == ./rules/gpt-tiny-25.err ]] ||
+  { echo "FAIL ./rules was not triaged as logs"; fail=1; }
+cd - >/dev/null || exit 1
+
+# An exception that reaches main is an internal error: exit 3 and a bug message with the
+# version, for every subcommand (MEGATRIAGE_TEST_THROW=1 is a test-only trigger, after parsing).
+case=$fixtures/slurm-a1-exception-peer-reset/logs
+for cmd in "$case" "rules check" "lint $fixtures/lint/$(ls "$fixtures/lint" | grep -m1 sbatch)" \
+           "watch --timeout 1 $case" "postmortem 1"; do
+  # shellcheck disable=SC2086
+  MEGATRIAGE_TEST_THROW=1 expect_rc 3 "internal error in '$cmd'" "$megatriage" $cmd
+  grep -qE "^megatriage [0-9][^ ]*: internal error: .*; please report it with the command line$" "$tmp/err" ||
+    { echo "FAIL '$cmd': no internal-error message"; cat "$tmp/err"; fail=1; }
+done
+
+# No rules loaded (a bad MEGATRIAGE_RULES_DIR, an empty one, a binary copied away from its
+# build tree): exit 2 naming where it looked and how to fix it, never a report. Every command.
+mkdir -p "$tmp/no-rules"
+for dir in /nonexistent/megatriage-rules "$tmp/no-rules"; do
+  # postmortem's case is in postmortem_fallback_test.sh, which fakes SLURM.
+  for cmd in "$case" "rules check" "watch --timeout 5 $case"; do
+    # shellcheck disable=SC2086
+    MEGATRIAGE_RULES_DIR=$dir expect_rc 2 "MEGATRIAGE_RULES_DIR=$dir for '$cmd'" "$megatriage" $cmd
+    grep -q "no rules loaded ($dir: " "$tmp/err" && grep -q "looked for in: $dir (\$MEGATRIAGE_RULES_DIR)" "$tmp/err" &&
+      grep -q "fix: point MEGATRIAGE_RULES_DIR" "$tmp/err" ||
+      { echo "FAIL MEGATRIAGE_RULES_DIR=$dir '$cmd': message"; cat "$tmp/err"; fail=1; }
+    [[ -s $tmp/out ]] && { echo "FAIL MEGATRIAGE_RULES_DIR=$dir '$cmd': a report with no rules"; fail=1; }
+  done
+done
+if [[ ! -d /usr/local/share/megatriage/rules ]]; then
+  mkdir -p "$tmp/away/bin"
+  cp "$megatriage" "$tmp/away/bin/megatriage"
+  env -u MEGATRIAGE_RULES_DIR "$tmp/away/bin/megatriage" "$case" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [[ $rc -eq 2 ]] && grep -q "looked for in: $tmp/away/share/megatriage/rules" "$tmp/err" &&
+    grep -q "fix: set MEGATRIAGE_RULES_DIR" "$tmp/err" ||
+    { echo "FAIL a binary away from its rules: exit $rc"; cat "$tmp/err"; fail=1; }
+fi
 exit $fail

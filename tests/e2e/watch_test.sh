@@ -50,5 +50,81 @@ grep -q "waiting up to 2 s" "$tmp/b/watch.err" || { echo "FAIL no grace notice";
 # 3. --cancel without --job is a usage error.
 "$megatriage" watch --cancel "$tmp/b/logs" >/dev/null 2>&1
 [[ $? -eq 2 ]] || { echo "FAIL --cancel without --job"; fail=1; }
+
+# 4. Exit codes CI can tell apart (README "Exit codes"): a path that does not exist is a usage
+# error at once (2); --timeout with no cause is 4, not 0 "no failure".
+start=$(now)
+timeout 20 "$megatriage" watch --interval 0.1 "$tmp/nope" >/dev/null 2>"$tmp/nope.err"
+rc=$?
+[[ $rc -eq 2 ]] || { echo "FAIL watch on a missing path: exit $rc, want 2"; fail=1; }
+grep -q "nope" "$tmp/nope.err" || { echo "FAIL the usage error does not name the path"; cat "$tmp/nope.err"; fail=1; }
+mkdir -p "$tmp/c/logs"
+echo "[rank0]:[W1130 10:00:00.000000000 x.cpp:1] step 1" >"$tmp/c/logs/job.err"
+"$megatriage" watch --interval 0.1 --timeout 1 --format json "$tmp/c/logs" >"$tmp/c/report.json" 2>"$tmp/c/watch.err"
+rc=$?
+[[ $rc -eq 4 ]] || { echo "FAIL watch --timeout with no cause: exit $rc, want 4"; cat "$tmp/c/watch.err"; fail=1; }
+[[ $("$json_get" "$tmp/c/report.json" /verdict) == no_failure ]] ||
+  { echo "FAIL no report of what was seen before the timeout"; fail=1; }
+
+# 5. --job against a fake squeue (first on PATH) answering from FAKE_SQUEUE_PLAN, one word a
+# call (the last repeats): fail (the controller unreachable), running, ended.
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/squeue" <<'SH'
+#!/usr/bin/env bash
+n=$(cat "$FAKE_SQUEUE_COUNT" 2>/dev/null || echo 0)
+echo $((n + 1)) >"$FAKE_SQUEUE_COUNT"
+read -ra plan <<<"$FAKE_SQUEUE_PLAN"
+(( n < ${#plan[@]} )) || n=$(( ${#plan[@]} - 1 ))
+case ${plan[$n]} in
+  fail) echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1 ;;
+  running) echo RUNNING ;;
+  ended) ;;
+esac
+SH
+chmod +x "$tmp/bin/squeue"
+fake_watch() {  # fake_watch NAME PLAN ARGS...: runs watch --job 77 with that plan; sets rc
+  local name=$1 plan=$2; shift 2
+  rc=0
+  PATH="$tmp/bin:$PATH" FAKE_SQUEUE_PLAN=$plan FAKE_SQUEUE_COUNT="$tmp/$name.count" timeout 60 \
+    "$megatriage" watch --job 77 --interval 0.1 --format json "$@" >"$tmp/$name.json" 2>"$tmp/$name.err" || rc=$?
+}
+# 5a. One failed squeue is retried (with a diagnostic), not read as "the job ended": the failure
+# written a second later is still caught.
+mkdir -p "$tmp/d/logs"
+echo "[rank0]:[W1130 10:00:00.000000000 x.cpp:1] step 1" >"$tmp/d/logs/job.err"
+( sleep 1.5
+  { echo "[rank1]: Traceback (most recent call last):"
+    echo "[rank1]:   File \"/ws/train.py\", line 9, in step"
+    echo "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.11 GiB of which 1.02 GiB is free."
+  } >>"$tmp/d/logs/job.err" ) &
+fake_watch d "fail running" "$tmp/d/logs"
+[[ $rc -eq 1 ]] || { echo "FAIL one failed squeue: exit $rc, want 1 (the cause written later)"; cat "$tmp/d.err"; fail=1; }
+grep -q "Unable to contact slurm controller.*asking squeue again in 0.1 s (retry 1 of 6)" "$tmp/d.err" ||
+  { echo "FAIL no retry diagnostic with squeue's own error"; cat "$tmp/d.err"; fail=1; }
+wait
+# 5b. squeue failing on every retry: exit 5, after the backoff (0.1 + 0.2 + ... + 3.2 s).
+start=$(now)
+fake_watch e "fail" "$tmp/d/logs/job.err" --nccl-grace 0
+took=$(echo "$(now) - $start" | bc)
+[[ $rc -eq 1 ]] || { echo "FAIL squeue down, cause in the logs: exit $rc, want 1"; fail=1; }
+echo "[rank0]:[W1130 10:00:00.000000000 x.cpp:1] step 1" >"$tmp/c/logs/job.err"
+start=$(now)
+fake_watch e "fail" "$tmp/c/logs"
+took=$(echo "$(now) - $start" | bc)
+[[ $rc -eq 5 ]] || { echo "FAIL squeue always failing: exit $rc, want 5"; cat "$tmp/e.err"; fail=1; }
+(( $(echo "$took >= 6.0" | bc) )) || { echo "FAIL gave up after $took s, before the backoff's 6.3 s"; fail=1; }
+grep -q "squeue failed 7 times in a row" "$tmp/e.err" || { echo "FAIL no give-up diagnostic"; cat "$tmp/e.err"; fail=1; }
+# 5c. The job ended, its logs show no failure: 0. It ended having written nothing readable
+# (the named file never appeared, or stayed empty): 2.
+fake_watch f "running ended" "$tmp/c/logs"
+[[ $rc -eq 0 ]] || { echo "FAIL job ended, no failure: exit $rc, want 0"; cat "$tmp/f.err"; fail=1; }
+mkdir -p "$tmp/g/logs"
+fake_watch g "running running ended" "$tmp/g/logs/job-77.err"
+[[ $rc -eq 2 ]] || { echo "FAIL job ended, its log never written: exit $rc, want 2"; cat "$tmp/g.err"; fail=1; }
+grep -q "does not exist yet; waiting for job 77" "$tmp/g.err" || { echo "FAIL no notice of the awaited file"; fail=1; }
+: >"$tmp/g/logs/job-77.err"
+fake_watch h "ended" "$tmp/g/logs"
+[[ $rc -eq 2 ]] || { echo "FAIL job ended, its log empty: exit $rc, want 2"; cat "$tmp/h.err"; fail=1; }
+
 [[ $fail -eq 0 ]] && echo "watch: all checks passed"
 exit $fail

@@ -220,6 +220,28 @@ rc=0; "$MT" postmortem 999999 2>"$BASE/err" || rc=$?
 rc=0; "$MT" postmortem "$JF+0" 2>"$BASE/err" || rc=$?
 [[ $rc == 2 ]] && grep -q heterogeneous "$BASE/err" || fail "het job: rc $rc, $(cat "$BASE/err")"
 
+# --- accounting down: a failing sacct first on PATH, the real controller -------------------------
+# sacct's own error is shown; while the controller still knows the job (MinJobAge) its
+# `scontrol show job` gives the facts; a job it does not know is a usage error quoting sacct.
+mkdir -p "$BASE/nosacct"
+printf '#!/bin/sh\necho "sacct: error: Problem talking to the database: Connection refused" >&2\nexit 1\n' \
+  > "$BASE/nosacct/sacct"
+chmod 755 "$BASE/nosacct" "$BASE/nosacct/sacct"
+rc=0
+as_user "$JOBS/fail" "mkdir -p nosacct && PATH=$BASE/nosacct:\$PATH megatriage postmortem $JF --report-dir nosacct \
+  --format json > nosacct/out.json 2> nosacct/err.txt" || rc=$?
+[[ $rc == 1 ]] || fail "accounting down, $JF known to the controller: rc $rc, $(cat "$JOBS/fail/nosacct/err.txt")"
+R=$JOBS/fail/nosacct/out.json
+expect "$R" 'd["slurm"]["state"]' FAILED
+expect "$R" 'd["slurm"]["user"]' mtuser
+expect "$R" 'd["root_cause"]["category"]' shape
+expect "$R" '[x["code"] for x in d["diagnostics"] if "Problem talking to the database" in x["message"]]' \
+  "['postmortem.sacct-failed']"
+rc=0; PATH="$BASE/nosacct:$PATH" "$MT" postmortem 999999 2>"$BASE/err" || rc=$?
+[[ $rc == 2 ]] && grep -q 'sacct failed: sacct: error: Problem talking to the database' "$BASE/err" ||
+  fail "accounting down, unknown job: rc $rc, $(cat "$BASE/err")"
+note "accounting down ok"
+
 # --- time limit (started first; killed at 60-73 s) ----------------------------------------------
 R=$JOBS/timeout/logs/megatriage-$JT.json
 wait_for 150 "the report of time-limit job $JT" test -s "$R"

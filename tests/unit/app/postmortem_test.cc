@@ -244,12 +244,88 @@ TEST_SUITE("postmortem") {
     CHECK(slurm.sleeps.empty());
   }
 
-  TEST_CASE("postmortem: sacct that cannot be started is a usage error") {
+  TEST_CASE("postmortem: sacct that cannot be started, a job scontrol does not know: a usage error") {
     CannedSlurm slurm;
     slurm.sacct_answers = {not_installed()};
     std::string out, err;
     CHECK(postmortem(slurm, out, err) == 2);
-    CHECK(err.find("cannot run sacct") != std::string::npos);
+    CHECK(err.find("sacct failed: sacct could not be run (is SLURM installed and on PATH?)") != std::string::npos);
+  }
+
+  // Accounting off (AccountingStorageType=none): sacct's own error, then the fallbacks.
+  const char* const kAccountingDisabled = "sacct: error: Slurm accounting storage is disabled\n";
+
+  TEST_CASE("postmortem: sacct failing and scontrol not knowing the job: sacct's own error, exit 2") {
+    CannedSlurm slurm;
+    slurm.sacct_answers = {CommandResult{true, 1, "", kAccountingDisabled}};
+    std::string out, err;
+    CHECK(postmortem(slurm, out, err) == 2);
+    CHECK(err.find("job 4242: sacct failed: sacct: error: Slurm accounting storage is disabled "
+                   "(sacct exit status 1)") != std::string::npos);
+    CHECK(err.find("Pass --logs DIR") != std::string::npos);
+    CHECK(err.find("not found") == std::string::npos);
+    CHECK(slurm.sleeps.empty());  // nobody knows the job: nothing to wait for
+  }
+
+  TEST_CASE("postmortem: sacct failing, scontrol knowing the job: its facts decide, with a warning") {
+    CannedSlurm slurm;
+    const std::string owner = "   UserId=tester(" + std::to_string(::geteuid()) + ") GroupId=tester(" +
+                              std::to_string(::getegid()) + ")\n   RunTime=01:00:02 TimeLimit=01:00:00\n";
+    slurm.show_job_answers = {ran(scontrol_job("TIMEOUT", "gpu[01-02]", owner))};
+    slurm.sacct_answers = {CommandResult{true, 1, "", kAccountingDisabled}};
+    SiteRules report_dir("sacct-failed");
+    PostmortemOptions options;
+    options.job_id = kJob;
+    options.format = "json";
+    options.report_dir = report_dir.path.string();
+    std::string out, err;
+    CHECK(run_postmortem(options, slurm, out, err) == 1);
+    CHECK(slurm.slept() == kSacctSettleWait);  // a busy slurmdbd gets the settle wait to answer
+    nlohmann::json doc = nlohmann::json::parse(out);
+    CHECK(doc["slurm"]["state"] == "TIMEOUT");
+    CHECK(doc["slurm"]["node_list"] == "gpu[01-02]");
+    CHECK(doc["slurm"]["time_limit_hit"] == true);
+    CHECK(doc["root_cause"]["rule"] == "sacct.timeout");
+    bool warned = false;
+    for (const auto& d : doc["diagnostics"])
+      if (d["code"] == "postmortem.sacct-failed")
+        warned = d["message"].get<std::string>().find("accounting storage is disabled") != std::string::npos;
+    CHECK(warned);
+    CHECK(std::filesystem::exists(report_dir.path / "megatriage-4242.json"));
+  }
+
+  TEST_CASE("postmortem: sacct failing, scontrol not knowing the job, --logs: the logs alone") {
+    CannedSlurm slurm;
+    slurm.sacct_answers = {CommandResult{true, 1, "", kAccountingDisabled}};
+    SiteRules logs("logs-alone");  // a folder of this test's own
+    logs.write("train-4242.err",
+               "[rank0]: Traceback (most recent call last):\n"
+               "[rank0]:   File \"/ws/train.py\", line 9, in step\n"
+               "[rank0]: ModuleNotFoundError: No module named 'wandb'\n");
+    // The job's owner, as EpilogSlurmctld's environment gives it: this test's own user, so that
+    // a root test run reads the logs as itself.
+    ::setenv("SLURM_JOB_ID", kJob, 1);
+    ::setenv("SLURM_SCRIPT_CONTEXT", "epilog_slurmctld", 1);
+    ::setenv("SLURM_JOB_UID", std::to_string(::geteuid()).c_str(), 1);
+    PostmortemOptions options;
+    options.job_id = kJob;
+    options.format = "json";
+    options.logs_dir = logs.path.string();
+    std::string out, err;
+    const int rc = run_postmortem(options, slurm, out, err);
+    ::unsetenv("SLURM_JOB_ID");
+    ::unsetenv("SLURM_SCRIPT_CONTEXT");
+    ::unsetenv("SLURM_JOB_UID");
+    CHECK(rc == 1);
+    CHECK(err.empty());
+    nlohmann::json doc = nlohmann::json::parse(out);
+    CHECK_FALSE(doc.contains("slurm"));
+    CHECK(doc["root_cause"]["category"] == "import");
+    REQUIRE(!doc["diagnostics"].empty());
+    CHECK(doc["diagnostics"][0]["code"] == "postmortem.no-slurm-facts");
+    CHECK(doc["diagnostics"][0]["message"].get<std::string>().find("accounting storage is disabled") !=
+          std::string::npos);
+    CHECK(std::filesystem::exists(logs.path / "megatriage-4242.json"));
   }
 
   TEST_CASE("postmortem: a heterogeneous job stops the questions and the run") {

@@ -159,6 +159,38 @@ TEST_CASE("slurm_job: scontrol show job") {
   CHECK(info.std_paths_expanded);
 }
 
+TEST_CASE("slurm_job: the job from scontrol alone, when sacct cannot answer") {
+  const char* text =
+      "JobId=77 JobName=gpt ArrayJobId=70 ArrayTaskId=7\n"
+      "   UserId=mtuser(1001) GroupId=mtuser(1001) MCS_label=N/A\n"
+      "   JobState=TIMEOUT Reason=TimeLimit Dependency=(null)\n"
+      "   RunTime=00:05:02 TimeLimit=00:05:00 TimeMin=N/A\n"
+      "   NodeList=node[1-2]\n"
+      "   WorkDir=/tmp/t\n"
+      "   StdErr=/tmp/t/logs/gpt-77.err\n"
+      "   ExitCode=0:15 DerivedExitCode=1:0\n";
+  auto job = slurm_job_from_scontrol(parse_scontrol_show_job(text), "70_7");
+  REQUIRE(job);
+  CHECK(job->job_id == "70_7");
+  CHECK(job->job_id_raw == "77");
+  CHECK(job->array_job_id == "70");
+  CHECK(job->array_task_id == "7");
+  CHECK(job->state == "TIMEOUT");
+  CHECK(job->time_limit_hit);
+  CHECK_FALSE(job->out_of_memory);
+  CHECK(job->exit_code == "0:15");
+  CHECK(job->signal == 15);
+  CHECK(job->derived_exit_code == "1:0");
+  CHECK(job->elapsed == "00:05:02");
+  CHECK(job->time_limit == "00:05:00");
+  CHECK(job->node_list == "node[1-2]");
+  CHECK(job->uid == 1001);
+  CHECK(job->std_err == "/tmp/t/logs/gpt-77.err");
+  CHECK(job->steps.empty());
+  CHECK(job->cancelled_by == -1);
+  CHECK_FALSE(slurm_job_from_scontrol({}, "77"));
+}
+
 TEST_CASE("slurm_job: hostlists") {
   CHECK(hostlist_count("node[1-2]") == 2);
   CHECK(hostlist_count("node1") == 1);
