@@ -18,6 +18,7 @@
 #include "extract/timestamp.h"
 #include "extract/wrapped_exception.h"
 #include "match/rule_tags.h"
+#include "match/unmatched_lines.h"
 #include "model/fact_registry.h"
 #include "scan/chunk_scan.h"
 #include "scan/line_searcher.h"
@@ -266,8 +267,15 @@ class FileAnalyzer : public LineSink {
     on_child_failure_table(body, line, stream, stamp);
 
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
+    // A stamped line that failed before up to its stamp fails again (UnmatchedLines).
     std::vector<RuleMatch> matches;
-    if (needle) matches = matcher_.match(body, AppliesTo::Line, candidates);
+    const std::size_t body_at = static_cast<std::size_t>(body.data() - line.text.data());
+    const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && text.data() == line.text.data() &&
+                      body_at <= hit.stamp_at && body.size() == line.text.size() - body_at;
+    if (needle && !(memo && unmatched_.seen(body, hit.stamp_at - body_at))) {
+      matches = matcher_.match(body, AppliesTo::Line, candidates);
+      if (memo && matches.empty()) unmatched_.remember();
+    }
     if (!matches.empty()) {
       Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
       e.text = valid_text(body.substr(0, kMaxEventText), line.number);
@@ -682,6 +690,7 @@ class FileAnalyzer : public LineSink {
   ChildFailureTable child_failures_;
   RankMentions rank_mentions_;
   StampRoutes<StreamState> stamp_routes_;
+  UnmatchedLines unmatched_;
 };
 
 std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags,

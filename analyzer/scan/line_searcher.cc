@@ -131,9 +131,9 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
       const LineView line = splitter_.clean(raw);
       // A stamp ends 7 bytes after it starts (`HH:MM:SS`); cleaning that moved the text (a `\r`
       // frame) moves it too, and such a line is shown as any other.
-      if (hit && !other && first_stamp != 0 && line.text.data() == raw.data) {
-        line_hit.only_stamps = true;
+      if (first_stamp != 0 && line.text.data() == raw.data) {
         line_hit.stamp_at = static_cast<std::uint32_t>(first_stamp - 7 - raw.offset);
+        line_hit.only_stamps = !other;
       }
       sink.on_line(line, line_hit);
     }
