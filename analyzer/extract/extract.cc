@@ -14,9 +14,11 @@
 #include "extract/megatron_config.h"
 #include "extract/prefix_learning.h"
 #include "extract/rank_mentions.h"
+#include "extract/stamp_routes.h"
 #include "extract/timestamp.h"
 #include "extract/wrapped_exception.h"
 #include "match/rule_tags.h"
+#include "match/unmatched_lines.h"
 #include "model/fact_registry.h"
 #include "scan/chunk_scan.h"
 #include "scan/line_searcher.h"
@@ -191,6 +193,11 @@ class FileAnalyzer : public LineSink {
   // The extractors run here, not in a helper: this is the one call per examined line (private:
   // only the searcher calls it, through LineSink).
   void on_line(const LineView& line, const LineHit& hit) override {
+    // A line that holds nothing but a stamp, while nothing in the file is open: its time is all
+    // it can add, and a writer seen before says where it goes.
+    const bool stamp_only = hit.only_stamps && open_structures_ == 0 && adoptions_.empty() &&
+                            (hit.may_hold & kWatchEscape) == 0;
+    if (stamp_only && on_routed_stamp(line, hit.stamp_at)) return;
     const bool triggered = hit.triggered, needle = hit.needle;
     const std::vector<int>* candidates = hit.candidates;
     const std::uint8_t may_hold = hit.may_hold;
@@ -217,9 +224,10 @@ class FileAnalyzer : public LineSink {
     StreamState& stream = route(key, prefix, triggered, line.number);
     std::string_view body = prefix.body;
     if (!triggered && !stream.busy) return;
-    // Communicator lines (`rank R nranks N ... Init COMPLETE`) carry NCCL's own header; no other
-    // line need be searched for them.
-    if (triggered && !prefix.nccl_host.empty()) rank_mentions_.feed(body);
+    // Communicator lines (`rank R nranks N ... Init COMPLETE`) carry NCCL's own header and an
+    // anchor; no other line need be searched for them (nor a stamped one without an anchor,
+    // which the unstamped log would not show).
+    if (triggered && !hit.only_stamps && !prefix.nccl_host.empty()) rank_mentions_.feed(body);
     if (!prefix.nccl_host.empty() && stream.host.empty() && names_host(body))
       stream.host = short_host(prefix.nccl_host);
 
@@ -237,12 +245,17 @@ class FileAnalyzer : public LineSink {
     // trigger (here only because its stream is inside a traceback) holds neither, and only an
     // open arguments dump wants every line.
     std::optional<CivilTime> stamp;
+    bool stamp_in_body = false;  // read from named_body or body, not from a learnt prefix
     if (triggered && may_stamp) {
       stamp = parse_timestamp(named_body);
       if (!stamp && body.size() != named_body.size()) stamp = parse_timestamp(body);  // `node7: [<stamp>] ...`
+      stamp_in_body = stamp.has_value();
       for (std::size_t i = 0; !stamp && i < layers_.size(); ++i) stamp = PrefixLearner::stamp_in(layers_[i].text);
     }
-    if (stamp) on_stamp(*stamp, stream, prefix, line.number);
+    const bool launcher = prefix.rank < 0 && prefix.tee_local_rank < 0;
+    if (stamp) on_stamp(*stamp, stream, launcher, prefix.srun_task, line.number);
+    if (stamp_only && stamp_in_body && adoptions_.empty())
+      keep_stamp_route(text, hit.stamp_at, named_body, body, stream, launcher, prefix.srun_task);
 
     if (triggered || stream.config.in_args_dump()) {
       std::size_t facts_before = new_facts_.size();
@@ -254,8 +267,15 @@ class FileAnalyzer : public LineSink {
     on_child_failure_table(body, line, stream, stamp);
 
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
+    // A stamped line that failed before up to its stamp fails again (UnmatchedLines).
     std::vector<RuleMatch> matches;
-    if (needle) matches = matcher_.match(body, AppliesTo::Line, candidates);
+    const std::size_t body_at = static_cast<std::size_t>(body.data() - line.text.data());
+    const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && text.data() == line.text.data() &&
+                      body_at <= hit.stamp_at && body.size() == line.text.size() - body_at;
+    if (needle && !(memo && unmatched_.seen(body, hit.stamp_at - body_at))) {
+      matches = matcher_.match(body, AppliesTo::Line, candidates);
+      if (memo && matches.empty()) unmatched_.remember();
+    }
     if (!matches.empty()) {
       Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
       e.text = valid_text(body.substr(0, kMaxEventText), line.number);
@@ -306,6 +326,7 @@ class FileAnalyzer : public LineSink {
         LearntPrefix m;
         if (!inside) m = learner_.learn_header_prefix(prefix.body.substr(0, at));
         if (m.length > 0) {
+          stamp_routes_.clear();  // lines with this prefix now route differently
           adopt_from_ = key;
           key.learnt = PrefixLearner::combine(key.learnt, m.writer);
           layers_.push_back({prefix.body.substr(0, at), key.learnt});
@@ -417,7 +438,34 @@ class FileAnalyzer : public LineSink {
     return ((static_cast<long long>(t.month) * 31 + t.day) * 24 + t.hour) * 3600LL + t.minute * 60 + t.second;
   }
 
-  void on_stamp(const CivilTime& stamp, StreamState& stream, const LinePrefix& prefix,
+  // The shortcut of a stamp-only line (StampRoutes): its stream and stamp as a full routing
+  // would find them. False: no route kept for its head, or no stamp where the route says.
+  bool on_routed_stamp(const LineView& line, std::uint32_t stamp_at) {
+    const StampRoute<StreamState>* route = stamp_routes_.find(line.text.substr(0, stamp_at + 1));
+    if (route == nullptr) return false;
+    std::optional<CivilTime> stamp = parse_timestamp(line.text.substr(route->named_at));
+    if (!stamp && route->body_at != route->named_at) stamp = parse_timestamp(line.text.substr(route->body_at));
+    if (!stamp) return false;
+    route->stream->last_line = line.number;
+    on_stamp(*stamp, *route->stream, route->launcher, route->srun_task, line.number);
+    return true;
+  }
+
+  // Keeps the route of a stamp-only line that was routed in full, when its head alone decided
+  // it: every prefix ends before the stamp (the head holds them and the byte after), and the
+  // stamp was read from the body, where the shortcut reads it.
+  void keep_stamp_route(std::string_view text, std::uint32_t stamp_at, std::string_view named_body,
+                        std::string_view body, StreamState& stream, bool launcher, int srun_task) {
+    const std::size_t named_at = static_cast<std::size_t>(named_body.data() - text.data());
+    const std::size_t body_at = static_cast<std::size_t>(body.data() - text.data());
+    if (named_at > stamp_at || body_at > stamp_at) return;
+    stamp_routes_.keep(text.substr(0, stamp_at + 1),
+                       StampRoute<StreamState>{&stream, static_cast<std::uint32_t>(named_at),
+                                               static_cast<std::uint32_t>(body_at), launcher, srun_task});
+  }
+
+  // `launcher`: the line has no rank or tee prefix (the launcher agent, srun, slurmstepd).
+  void on_stamp(const CivilTime& stamp, StreamState& stream, bool launcher, int srun_task,
                 std::uint64_t line_number) {
     ++result_.stamped_lines;
     if (stream.last_stamp && year_seconds(stamp) + 60 < year_seconds(*stream.last_stamp) &&
@@ -441,9 +489,10 @@ class FileAnalyzer : public LineSink {
     // An unprefixed stamped line (the launcher agent, srun, slurmstepd) also bounds the
     // tracebacks of every worker stream under the same srun task: the agent logs a worker's
     // exit after the worker printed its traceback.
-    if (prefix.rank < 0 && prefix.tee_local_rank < 0) {
+    // (Only a stream with an event awaiting its bound, or inside a traceback, takes one.)
+    if (launcher && (awaiting_total_ > 0 || open_structures_ > 0)) {
       for (auto& [key, other] : streams_)
-        if (&other != &stream && other.srun_task == prefix.srun_task) resolve_upper_bounds(other, stamp);
+        if (&other != &stream && other.srun_task == srun_task) resolve_upper_bounds(other, stamp);
     }
   }
 
@@ -640,6 +689,8 @@ class FileAnalyzer : public LineSink {
   std::unordered_map<std::string, std::size_t> fact_slots_;
   ChildFailureTable child_failures_;
   RankMentions rank_mentions_;
+  StampRoutes<StreamState> stamp_routes_;
+  UnmatchedLines unmatched_;
 };
 
 std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags,

@@ -194,8 +194,50 @@ std::set<std::string> group_names(const RE2& re) {
   return names;
 }
 
+/// `text` with every time of day `HH:MM:SS` (and its fraction) set to another one, or empty
+/// when it holds none.
+std::string with_other_time(std::string_view text) {
+  auto digit = [&](std::size_t i) { return i < text.size() && text[i] >= '0' && text[i] <= '9'; };
+  std::string out(text);
+  bool changed = false;
+  for (std::size_t i = 0; i + 8 <= text.size(); ++i) {
+    if (!(digit(i) && digit(i + 1) && text[i + 2] == ':' && digit(i + 3) && digit(i + 4) &&
+          text[i + 5] == ':' && digit(i + 6) && digit(i + 7)))
+      continue;
+    out.replace(i, 8, "23:59:58");
+    std::size_t j = i + 8;
+    if (j < text.size() && (text[j] == '.' || text[j] == ',')) 
+      for (++j; digit(j); ++j) out[j] = '7';
+    changed = true;
+    i = j - 1;
+  }
+  return changed ? out : std::string();
+}
+
+/// A line rule must match a line the same way whatever time of day the line was printed at:
+/// repeated lines that differ only in their stamps skip the regexes (match/unmatched_lines.h).
+void check_time_independent(const Rule& rule, const RE2& re, RuleContext& ctx) {
+  if (rule.applies_to != AppliesTo::Line) return;
+  auto check = [&](const std::string& text, const char* kind, int index) {
+    const std::string other = with_other_time(text);
+    if (other.empty()) return;
+    const bool a = RE2::PartialMatch(text, re), b = RE2::PartialMatch(other, re);
+    if (a != b)
+      ctx.report("rules.time-dependent",
+                 std::string(kind) + " sample " + std::to_string(index) + (a ? " matches" : " does not match") +
+                     " but the same line at another time of day " + (b ? "does" : "does not") + ": \"" +
+                     shorten(text) + "\"",
+                 "match stamps by shape ([0-9:.]+), never by their value");
+  };
+  int index = 0;
+  for (const RuleSample& sample : rule.match_samples) check(sample.text, "match", ++index);
+  index = 0;
+  for (const std::string& sample : rule.no_match_samples) check(sample, "no_match", ++index);
+}
+
 /// Runs the regex and needle checks of one rule whose regex compiled; reports problems.
 void check_samples(const Rule& rule, const RE2& re, RuleContext& ctx) {
+  check_time_independent(rule, re, ctx);
   const int ngroups = re.NumberOfCapturingGroups();
   std::vector<re2::StringPiece> sub(static_cast<std::size_t>(ngroups) + 1);
   const auto& named = re.NamedCapturingGroups();

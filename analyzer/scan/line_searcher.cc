@@ -83,6 +83,8 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
     // and its rules look for their needles themselves.
     LineHit line_hit;
     bool hit = raw.cut || raw.has_nul, needle = hit, named = !hit, stamped = hit;
+    bool other = hit;               // a trigger that is not a stamp
+    std::uint64_t first_stamp = 0;  // end offset of the first stamp (0: none)
     std::uint8_t may_hold = hit ? 0xff : uncertain;  // watched texts the line may hold
     candidates_.clear();
     if (!raw.cut) {
@@ -101,6 +103,10 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         const TriggerScanner::Hit& h = hits[next_hit];
         hit = true;
         stamped = stamped || h.literal == TriggerScanner::kStamp;
+        if (h.literal != TriggerScanner::kStamp || h.needle)
+          other = true;
+        else if (first_stamp == 0)
+          first_stamp = hits_base + h.end;
         // A needle hit without a literal is the failed search's "look at every line".
         may_hold |= h.needle && h.literal == TriggerScanner::kStamp ? 0xff : triggers.watch_bits(h.literal);
         if (!h.needle) continue;
@@ -122,7 +128,14 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
       line_hit.candidates = named ? &candidates_ : nullptr;
       line_hit.may_hold = may_hold;
       line_hit.may_stamp = stamped;
-      sink.on_line(splitter_.clean(raw), line_hit);
+      const LineView line = splitter_.clean(raw);
+      // A stamp ends 7 bytes after it starts (`HH:MM:SS`); cleaning that moved the text (a `\r`
+      // frame) moves it too, and such a line is shown as any other.
+      if (first_stamp != 0 && line.text.data() == raw.data) {
+        line_hit.stamp_at = static_cast<std::uint32_t>(first_stamp - 7 - raw.offset);
+        line_hit.only_stamps = !other;
+      }
+      sink.on_line(line, line_hit);
     }
   }
   next_hit_ = next_hit;

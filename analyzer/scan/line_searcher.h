@@ -26,6 +26,13 @@ struct LineHit {
   bool needle = true;     // a rule's needle may be in the line
   bool may_stamp = true;  // a time-of-day `HH:MM:SS` may be in the line
   std::uint8_t may_hold = 0xff;  // TriggerScanner::watch() texts the line may hold (bit per text)
+  /// Where the line's first time-of-day stamp `HH:MM:SS` starts in its text; kNoStamp: none
+  /// found (or no search ran).
+  static constexpr std::uint32_t kNoStamp = 0xffffffff;
+  std::uint32_t stamp_at = kNoStamp;
+  /// Every trigger of the line is a time-of-day stamp (no needle, no anchor): the line can
+  /// matter only for its time.
+  bool only_stamps = false;
   /// The rules that may match, ascending and unique; null: any rule may (look for needles).
   /// Valid during the on_line() call only.
   const std::vector<int>* candidates = nullptr;

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # tools/bench --quick against a given megatriage binary: the harness runs end to end, every
 # megatriage report names the planted root cause, and every expected measurement line is
-# printed with its figures and ratio. Timings are not judged here (CI machines vary).
+# printed with its figures and ratio, and a run that misses the planted root gets no ratio.
+# Timings are not judged here (CI machines vary). The trees live beside the binary, so that
+# two checkouts' runs never clean up each other's trees.
 #   tests/e2e/bench_quick.sh MEGATRIAGE_BINARY
 set -uo pipefail
 megatriage=${1:?usage: bench_quick.sh MEGATRIAGE_BINARY}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+export MEGATRIAGE_BENCH_DIR=${MEGATRIAGE_BENCH_DIR:-$(cd "$(dirname "$megatriage")" && pwd)/bench-trees}
+out=$(mktemp) tmp=$(mktemp -d)
+trap 'rm -rf "$out" "$tmp"' EXIT
 fail=0
 
 "$root/tools/bench" --quick --megatriage "$megatriage" >"$out" 2>&1
@@ -19,9 +22,11 @@ fi
 
 num='[0-9]+(\.[0-9]+)?'
 # megatriage's own line per tree: median and fastest time, CPU time, GB/s, RSS, the right root cause.
-for tree in a b c-zstd c-gzip d e; do
-  grep -Eq "^$tree +megatriage +$num +$num +$num +$num +$num +- +root: rank 517 oom OK" "$out" ||
-    { echo "FAIL no megatriage line with the right root cause for tree $tree"; fail=1; }
+for e in "a rank 517" "b rank 517" "c-zstd rank 517" "c-gzip rank 517" "d rank 517" "e rank 517" \
+  "f rank 77" "g rank 77" "h rank 77" "i host node010"; do
+  tree=${e%% *} want=${e#* }
+  grep -Eq "^$tree +megatriage +$num +$num +$num +$num +$num +- +root: $want oom OK" "$out" ||
+    { echo "FAIL no megatriage line with the right root cause ($want oom) for tree $tree"; fail=1; }
 done
 # One ratio line per (tree, peer): median and fastest time, CPU time, GB/s, RSS, megatriage/peer.
 expected=(
@@ -32,6 +37,7 @@ expected=(
   "d rg-lit-j2" "d rg-re-j2" "d wc-l" "d cat"
   "e rg-lit-j2" "e cat"
 )
+for tree in f g h i; do expected+=("$tree rg-lit-j2" "$tree rg-re-j2" "$tree wc-l" "$tree cat"); done
 for e in "${expected[@]}"; do
   tree=${e%% *} peer=${e#* }
   peer_re=${peer//|/\\|}
@@ -39,15 +45,34 @@ for e in "${expected[@]}"; do
     { echo "FAIL no ratio line for tree $tree, peer $peer"; fail=1; }
 done
 # Targets are reported (met or MISSED) on the lines that have one; RSS on a and e.
-for e in "a rg-lit-j2 1.25" "b rg-lit-j2 1.5" "c-zstd zstd-dc|rg-lit 1.1" "c-gzip pigz-dc|rg-lit 1.1" "d rg-lit-j2 1.5"; do
+for e in "a rg-lit-j2 1.25" "b rg-lit-j2 1.5" "c-zstd zstd-dc|rg-lit 1.1" "c-gzip pigz-dc|rg-lit 1.1" "d rg-lit-j2 1.5" \
+  "f rg-lit-j2 1.5" "g rg-lit-j2 1.5" "h rg-lit-j2 1.5" "i rg-lit-j2 1.5"; do
   read -r tree peer target <<<"$e"
   grep -E "^$tree +${peer//|/\\|} " "$out" | grep -Eq "target <= $target: (met|MISSED)" ||
     { echo "FAIL no target verdict for tree $tree, peer $peer"; fail=1; }
 done
-for tree in a e; do
+for tree in a b c-zstd c-gzip d e f g h i; do
   grep -E "^$tree +megatriage " "$out" | grep -Eq "RSS <= 64 MB: (met|MISSED)" ||
     { echo "FAIL no RSS verdict for tree $tree"; fail=1; }
 done
+
+# A "megatriage" that names the wrong root: the bench fails and prints no ratio for the tree.
+cat >"$tmp/wrong-root" <<'FAKE'
+#!/usr/bin/env bash
+while [[ $# -gt 0 ]]; do [[ $1 == -o ]] && out=$2; shift; done
+printf '{\n  "root_cause": {\n    "category": "nccl",\n    "rank": 3,\n    "host": "node001"\n  }\n}\n' >"$out"
+exit 1
+FAKE
+chmod +x "$tmp/wrong-root"
+"$root/tools/bench" --quick --only f --megatriage "$tmp/wrong-root" >"$tmp/wrong.out" 2>&1
+rc=$?
+[[ $rc -eq 1 ]] || { echo "FAIL the bench exited $rc on a wrong root cause (want 1)"; fail=1; }
+grep -Eq "^f +megatriage .*WRONG" "$tmp/wrong.out" || { echo "FAIL no WRONG note for a wrong root cause"; fail=1; }
+if grep -E "^f +rg-lit-j2 " "$tmp/wrong.out" | grep -Evq " refused( |$)"; then
+  echo "FAIL a ratio was printed for a tree whose root was missed"
+  cat "$tmp/wrong.out"
+  fail=1
+fi
 
 if [[ $fail -ne 0 ]]; then
   echo "---- tools/bench --quick output"

@@ -34,6 +34,13 @@ inline std::string generated_log() {
         << "/     100 | consumed samples: 10 | lm loss: 2.5E+00 |\n";
     out << "[Rank " << rank << "] (after " << block << " iterations) memory (MB) | allocated: 1.0 | max allocated: "
         << 70000 + block << ".5 | reserved: 2.0 | max reserved: 76800.00\n";
+    // Lines whose only trigger is their stamp, from writers that repeat their heads (the
+    // stamped line's shortcut, stamp_routes.h), one stamp that is not a log stamp, and a clock
+    // that steps back.
+    out << "2026-11-30 06:4" << block % 10 << ":1" << block % 10 << ",123 - INFO - trainer - step " << block << "\n";
+    out << p << "[W1130 06:4" << block % 10 << ":2" << block % 10 << ".00" << block << " Utils.hpp:164] Warning: old env\n";
+    out << "eta 00:12:" << 10 + block << " remaining\n";
+    if (block == 20) out << "2026-11-30 04:00:00,000 - INFO - trainer - replayed from an older run\n";
     if (block % 5 == 1) out << "progress 10%\rprogress 50%\r" << p << "[W1130 06:40:2" << block % 10 << ".1 x.cpp:1] warn\n";
     if (block % 7 == 2) out << p << std::string(" text with a NUL\0 inside: srun: error:\0node1\n", 46);
     if (block % 9 == 3) out << std::string(400 + block * 300, 'x') << " Traceback (most recent call last):\n";

@@ -310,6 +310,19 @@ TEST_CASE("rules: each broken rule is dropped, the others load") {
     r.samples = R"({"match": ["prefix boom 4"]})";
     expect_dropped(r, "rules.needle-missing");
   }
+  SUBCASE("time-dependent: a line rule that matches one time of day only") {
+    r.regex = R"j("boom (?P<n>[0-9]+) at 10:")j";
+    r.samples = R"({"match": ["[W1129 10:00:00.1 x] boom 42 at 10:00:01"], "no_match": ["x bang 42"]})";
+    expect_dropped(r, "rules.time-dependent");
+  }
+  SUBCASE("time-dependent: stamps matched by shape are fine") {
+    r.regex = R"j("\\[W[0-9]+ [0-9:.]+ x\\] boom (?P<n>[0-9]+)")j";
+    r.samples = R"({"match": ["[W1129 10:00:00.123 x] boom 42"], "no_match": ["[W1129 10:00:00.123 x] bang 42"]})";
+    DiagnosticSink d;
+    auto rules = parse_rules_text(file_of({r.str()}), "t.json", d);
+    CHECK_FALSE(has_code(d, "rules.time-dependent"));
+    CHECK(rules.size() == 1);
+  }
   SUBCASE("needle-too-short") {
     r.needles = R"(["b", "boom"])";
     expect_dropped(r, "rules.needle-too-short");
