@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <iterator>
 #include <optional>
 #include <thread>
 
@@ -305,11 +306,36 @@ TriageOutcome run_triage(const TriageOptions& options) {
     out.usage_message = "no readable log files under the given path(s)";
   }
   const Clock::time_point report_start = Clock::now();
-  out.report = build_report(results, *matcher, options, run_diags);
+  // A logs/ folder that collects every job's output: one job's files (or each job's in turn).
+  JobSelection selection = select_jobs(std::move(results), options.job, options.paths);
+  if (!selection.usage_error.empty() && !out.usage_error) {
+    out.usage_error = true;
+    out.usage_message = selection.usage_error;
+  }
+  std::vector<FileResult> kept;
+  const std::vector<Diagnostic> shared_diags = selection.reports.size() > 1 ? run_diags.items() : std::vector<Diagnostic>{};
+  for (std::size_t k = 0; k < selection.reports.size(); ++k) {
+    JobFiles& part = selection.reports[k];
+    DiagnosticSink diags;
+    for (Diagnostic& d : part.diagnostics) diags.add(std::move(d));
+    if (k == 0) {
+      for (Diagnostic& d : run_diags.take()) diags.add(std::move(d));
+    } else {
+      for (const Diagnostic& d : shared_diags) diags.add(d);
+    }
+    Report report = build_report(part.files, *matcher, options, diags);
+    report.rules_dirs = dirs;
+    report.job = std::move(part.choice);
+    (k == 0 ? out.report : out.more_reports.emplace_back()) = std::move(report);
+    if (kept.empty()) {
+      kept = std::move(part.files);
+    } else {
+      std::move(part.files.begin(), part.files.end(), std::back_inserter(kept));
+    }
+  }
   out.report_s = seconds_since(report_start);
-  out.report.rules_dirs = dirs;
   out.leftovers = std::make_unique<TriageOutcome::Leftovers>(
-      TriageOutcome::Leftovers{std::move(results), std::move(matcher), std::move(triggers)});
+      TriageOutcome::Leftovers{std::move(kept), std::move(matcher), std::move(triggers)});
   return out;
 }
 

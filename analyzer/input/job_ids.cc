@@ -61,10 +61,10 @@ JobTag slurm_tag(std::uint32_t number, std::int64_t task, JobEvidence evidence) 
 
 // Words after which a number counts something other than jobs (`rank-3.log`, `worker_2.out`,
 // `epoch-4.txt`); compared lower-cased.
-constexpr std::array<std::string_view, 30> kIndexWords = {
+constexpr std::array<std::string_view, 31> kIndexWords = {
     "rank", "localrank", "node", "host", "worker", "gpu", "dev", "device", "proc", "process",
     "pid", "task", "part", "shard", "attempt", "try", "retry", "restart", "epoch", "step",
-    "iter", "iteration", "ckpt", "checkpoint", "seed", "port", "layer", "v", "version", "tp"};
+    "iter", "iteration", "ckpt", "checkpoint", "seed", "port", "layer", "v", "version", "tp", "core"};
 
 bool is_index_word(std::string_view word) {
   std::string lower(word);
@@ -101,9 +101,9 @@ std::optional<std::string_view> log_stem(std::string_view name) {
     }
   for (std::string_view ext : {".out", ".err", ".log", ".txt"})
     if (ends_with(name, ext) && name.size() > ext.size()) return name.substr(0, name.size() - ext.size());
-  // No extension at all (`slurm-25`), but not a dotted name of another kind.
-  const std::size_t dot = name.rfind('.');
-  if (dot == std::string_view::npos || all_digits(name.substr(dot + 1))) return name;
+  // No extension at all (`slurm-25`), but not a dotted name of another kind, nor a number
+  // after a dot (`core.1234` holds a process id).
+  if (name.find('.') == std::string_view::npos) return name;
   return std::nullopt;
 }
 

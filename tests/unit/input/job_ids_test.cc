@@ -42,7 +42,8 @@ TEST_SUITE("job_ids") {
           "logs/node0.out", "logs/job.err", "logs/train-2026-11-29.log", "logs/run_20261129_154302.log",
           "logs/train-2026-11.log", "logs/OLMo-1B-tied.log", "logs/grpo_v2.log", "logs/pretrain_base1.out",
           "logs/train-007.log", "logs/train-1732900000.log", "logs/a-1-2-3.log", "logs/metrics-25.json",
-          "logs/train-0.log", "logs/epoch-4.txt", "logs/gpt-1.3b.log"}) {
+          "logs/train-0.log", "logs/epoch-4.txt", "logs/gpt-1.3b.log", "logs/core.1234", "logs/core-1234",
+          "logs/python.12345"}) {
       CAPTURE(path);
       CHECK(id_of(path).empty());
     }
