@@ -42,9 +42,9 @@ Grouping group_by_job(const std::vector<FileResult>& results) {
   Grouping g;
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    // A binary file (a core dump, a checkpoint) beside the logs is no job's output, whatever
-    // its name holds; it is listed with every job.
-    if (results[i].binary) tags[i].reset();
+    // A binary file (a core dump, a checkpoint) or one of our reports beside the logs is no
+    // job's output, whatever its name holds; it is listed with every job.
+    if (results[i].binary || results[i].own_report) tags[i].reset();
     if (!tags[i]) tags[i] = job_from_events(results[i]);
     if (!tags[i]) {
       g.without.push_back(i);

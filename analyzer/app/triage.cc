@@ -151,7 +151,7 @@ FileSummary summarize_file(const FileResult& r) {
   s.rank = r.file.hint.rank;
   s.local_rank = r.file.hint.local_rank;
   s.task = r.file.hint.task;
-  s.skipped = r.binary || r.unopened;
+  s.skipped = r.binary || r.unopened || r.own_report;
   return s;
 }
 

@@ -100,4 +100,27 @@ for r in 0 1 2 3; do cp "$fixtures/slurm-g-success/logs/gpt-tiny-20.out" "$tmp/r
 run 0 "$tmp/r.json" "$megatriage" --format json "$tmp/ranks/logs"
 get "$tmp/r.json" /job >/dev/null && bad "train-0..3.log were taken for four jobs"
 
+# ---- megatriage's own reports in the log folder are not read back ----
+mkdir -p "$tmp/own/logs"
+cp "$fixtures/slurm-a1-exception-peer-reset/logs/"* "$tmp/own/logs/"
+cd "$tmp/own" || exit 1
+run 1 "$tmp/first.json" "$megatriage" --format json logs
+# As postmortem leaves it (megatriage-<jobid>.json), a saved text report, a coloured one under a
+# name that says nothing, and an --all-jobs report.
+cp "$tmp/first.json" logs/megatriage-25.json
+"$megatriage" logs/gpt-tiny-25.err logs/gpt-tiny-25.out >logs/report-25.txt
+"$megatriage" --color always logs/gpt-tiny-25.err >logs/notes.out
+"$megatriage" --all-jobs --format json logs/gpt-tiny-25.err >logs/everything.log
+run 1 "$tmp/again.json" "$megatriage" --format json logs
+for f in megatriage-25.json report-25.txt notes.out everything.log; do
+  [[ $(get "$tmp/again.json" "/files/[path=logs/$f]/skipped") == true ]] || bad "own report $f was read as a log"
+  get "$tmp/again.json" "/diagnostics/[path=logs/$f]/code" | grep -qx read.own-report || bad "no read.own-report for $f"
+done
+[[ $(get "$tmp/again.json" /root_cause/rule) == "$(get "$tmp/first.json" /root_cause/rule)" &&
+   $(get "$tmp/again.json" /symptoms/*/rule) == "$(get "$tmp/first.json" /symptoms/*/rule)" ]] ||
+  bad "own reports in logs/ changed the report"
+# report-25.txt names job 25 but is no job's output: still one job.
+get "$tmp/again.json" /job >/dev/null && bad "an own report's name made a second job"
+cd "$tmp" || exit 1
+
 exit $fail
