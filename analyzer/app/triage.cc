@@ -36,7 +36,8 @@ FileResult analyze_guarded(SourceFile& file, const RuleMatcher& matcher,
   } catch (const std::exception& ex) {
     FileResult r;
     r.file = file;
-    r.file.compression = sniff_compression(file.path);  // analyze_file set it on its own copy
+    // analyze_file set it on its own copy; standard input cannot be looked at again.
+    if (!file.is_stdin) r.file.compression = sniff_compression(file.path);
     r.diagnostics.push_back({Severity::Error, "internal.exception",
                              std::string("analysis of this file stopped: ") + ex.what(),
                              file.display_path, 0, "please report this with the file", 1});

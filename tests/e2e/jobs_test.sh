@@ -123,4 +123,26 @@ done
 get "$tmp/again.json" /job >/dev/null && bad "an own report's name made a second job"
 cd "$tmp" || exit 1
 
+# ---- `-` reads standard input, plain or compressed ----
+cd "$fixtures/slurm-a1-exception-peer-reset" || exit 1
+run 1 "$tmp/file.json" "$megatriage" --format json logs/gpt-tiny-25.err
+for squeeze in cat "gzip -c" "zstd -c -q" "xz -c"; do
+  command -v "${squeeze%% *}" >/dev/null || continue
+  $squeeze logs/gpt-tiny-25.err | "$megatriage" --format json - >"$tmp/stdin.json" 2>"$tmp/err"
+  rc=$?
+  [[ $rc -eq 1 ]] || { bad "$squeeze | megatriage -: exit $rc, want 1"; cat "$tmp/err"; }
+  [[ $(get "$tmp/stdin.json" /root_cause/file) == "<stdin>" && $(get "$tmp/stdin.json" /files/0/path) == "<stdin>" ]] ||
+    bad "$squeeze | megatriage -: not named <stdin>"
+  [[ $(get "$tmp/stdin.json" /root_cause/rule) == "$(get "$tmp/file.json" /root_cause/rule)" &&
+     $(get "$tmp/stdin.json" /root_cause/line) == "$(get "$tmp/file.json" /root_cause/line)" ]] ||
+    bad "$squeeze | megatriage -: another root cause than the file's"
+done
+[[ $(gzip -c logs/gpt-tiny-25.err | "$megatriage" --format json - | "$json_get" /dev/stdin /files/0/compression) == gzip ]] ||
+  bad "compressed standard input not reported as gzip"
+# Standard input beside files, and given twice (read once).
+run 1 "$tmp/mixed.json" "$megatriage" --format json - logs/gpt-tiny-25.out - <logs/gpt-tiny-25.err
+[[ $(get "$tmp/mixed.json" /files/*/path | tr '\n' ' ') == "<stdin> logs/gpt-tiny-25.out " ]] ||
+  bad "- beside a file: $(get "$tmp/mixed.json" /files/*/path)"
+cd "$tmp" || exit 1
+
 exit $fail
