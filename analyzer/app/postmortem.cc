@@ -473,6 +473,8 @@ Report triage_job(const PostmortemOptions& options, const std::vector<std::strin
   topts.paths = paths;
   topts.cache = &RunCache::from_environment();
   topts.rules_dirs = options.rules_dirs;
+  // A logs/ folder shared by several jobs: this job's files (by the ids their names carry).
+  topts.job = {JobPick::Asked, {job.job_id, job.job_id_raw}, /*required=*/false};
   Report report;
   // The words of the sacct causes come with the rules (slurm_states), so --rules can change them.
   std::vector<SlurmStateEntry> words;

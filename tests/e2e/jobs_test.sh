@@ -70,6 +70,12 @@ run 1 "$tmp/all.txt" "$megatriage" --all-jobs logs
 # Only the success: --all-jobs exits 0.
 run 0 "$tmp/out" "$megatriage" --all-jobs logs/gpt-tiny-20.err logs/gpt-tiny-20.out
 
+# watch --job follows the whole folder but reports on its job's files only.
+run 1 "$tmp/w.json" timeout 60 "$megatriage" watch --job 16 --format json --interval 0.1 --timeout 20 logs
+[[ $(get "$tmp/w.json" /job/id) == 16 ]] || bad "watch --job 16 did not report on job 16"
+[[ $(get "$tmp/w.json" /root_cause/rule) == "$(single slurm-c-import-missing /root_cause/rule)" ]] ||
+  bad "watch --job 16 gives another root cause than job 16's own logs"
+
 # A file that names no job is read with every job, and the report says how many.
 cp "$fixtures/slurm-g-success/logs/gpt-tiny-20.out" logs/launcher.out
 run 1 "$tmp/r.json" "$megatriage" --format json logs
