@@ -11,14 +11,16 @@ std::string render_text_jobs(const std::vector<const Report*>& reports, const Te
   // The first line starts like a report's own ("megatriage: "), which is how a report read
   // back as a log is recognised (input/own_report.h).
   std::string out = "megatriage: " + std::to_string(reports.size()) + " job(s) in the logs, newest first:";
-  std::size_t named = 0;
-  for (const Report* r : reports) {
-    if (named == 10) {
-      out += " and " + std::to_string(reports.size() - named) + " more";
+  // As many ids as the width allows, room kept for " and N more".
+  const std::size_t room = style.width > 16 ? style.width - 16 : 0;
+  for (std::size_t k = 0; k < reports.size(); ++k) {
+    const Report& r = *reports[k];
+    const std::string id = r.job && !r.job->id.empty() ? r.job->id : std::string("(none)");
+    if (out.size() + 1 + id.size() > room && k + 1 < reports.size()) {
+      out += " and " + std::to_string(reports.size() - k) + " more";
       break;
     }
-    out += " " + (r->job && !r->job->id.empty() ? r->job->id : std::string("(none)"));
-    ++named;
+    out += " " + id;
   }
   out += "\n";
   for (std::size_t k = 0; k < reports.size(); ++k) {
