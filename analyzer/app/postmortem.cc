@@ -497,6 +497,11 @@ std::optional<Report> triage_job(const PostmortemOptions& options, const std::ve
   topts.paths = paths;
   topts.cache = &RunCache::from_environment();
   topts.rules_dirs = options.rules_dirs;
+  // A logs/ folder shared by several jobs: this job's files (by the ids their names carry).
+  // Without SLURM's facts, the id as given (`25`, `25_3`).
+  std::vector<std::string> ids = job != nullptr ? std::vector<std::string>{job->job_id, job->job_id_raw}
+                                                : std::vector<std::string>{job_arg};
+  topts.job = {JobPick::Asked, std::move(ids), /*required=*/false};
   Report report;
   // The words of the sacct causes come with the rules (slurm_states), so --rules can change them.
   std::vector<SlurmStateEntry> words;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <iterator>
 #include <optional>
 #include <thread>
 
@@ -37,7 +38,8 @@ FileResult analyze_guarded(SourceFile& file, const RuleMatcher& matcher,
   } catch (const std::exception& ex) {
     FileResult r;
     r.file = file;
-    r.file.compression = sniff_compression(file.path);  // analyze_file set it on its own copy
+    // analyze_file set it on its own copy; standard input cannot be looked at again.
+    if (!file.is_stdin) r.file.compression = sniff_compression(file.path);
     r.diagnostics.push_back({Severity::Error, "internal.exception",
                              std::string("analysis of this file stopped: ") + ex.what(),
                              file.display_path, 0, "please report this with the file", 1});
@@ -152,7 +154,7 @@ FileSummary summarize_file(const FileResult& r) {
   s.rank = r.file.hint.rank;
   s.local_rank = r.file.hint.local_rank;
   s.task = r.file.hint.task;
-  s.skipped = r.binary || r.unopened;
+  s.skipped = r.binary || r.unopened || r.own_report;
   return s;
 }
 
@@ -317,11 +319,36 @@ TriageOutcome run_triage(const TriageOptions& options) {
     out.usage_message = nothing_readable_message(results);
   }
   const Clock::time_point report_start = Clock::now();
-  out.report = build_report(results, *matcher, options, run_diags);
+  // A logs/ folder that collects every job's output: one job's files (or each job's in turn).
+  JobSelection selection = select_jobs(std::move(results), options.job, options.paths);
+  if (!selection.usage_error.empty() && !out.usage_error) {
+    out.usage_error = true;
+    out.usage_message = selection.usage_error;
+  }
+  std::vector<FileResult> kept;
+  const std::vector<Diagnostic> shared_diags = selection.reports.size() > 1 ? run_diags.items() : std::vector<Diagnostic>{};
+  for (std::size_t k = 0; k < selection.reports.size(); ++k) {
+    JobFiles& part = selection.reports[k];
+    DiagnosticSink diags;
+    for (Diagnostic& d : part.diagnostics) diags.add(std::move(d));
+    if (k == 0) {
+      for (Diagnostic& d : run_diags.take()) diags.add(std::move(d));
+    } else {
+      for (const Diagnostic& d : shared_diags) diags.add(d);
+    }
+    Report report = build_report(part.files, *matcher, options, diags);
+    report.rules_dirs = dirs;
+    report.job = std::move(part.choice);
+    (k == 0 ? out.report : out.more_reports.emplace_back()) = std::move(report);
+    if (kept.empty()) {
+      kept = std::move(part.files);
+    } else {
+      std::move(part.files.begin(), part.files.end(), std::back_inserter(kept));
+    }
+  }
   out.report_s = seconds_since(report_start);
-  out.report.rules_dirs = dirs;
   out.leftovers = std::make_unique<TriageOutcome::Leftovers>(
-      TriageOutcome::Leftovers{std::move(results), std::move(matcher), std::move(triggers)});
+      TriageOutcome::Leftovers{std::move(kept), std::move(matcher), std::move(triggers)});
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/job_selection.h"
 #include "extract/extract.h"
 #include "match/rule_matcher.h"
 #include "model/report.h"
@@ -26,11 +27,14 @@ struct TriageOptions {
   bool progress = false;                 // a progress line on stderr (the caller checks it is a tty)
   int progress_after_ms = 1000;          // ... from this long after the scan starts
   const RunCache* cache = nullptr;       // start-up work to skip (the CLI's: from the environment)
+  JobRequest job;                        // several jobs in the logs: which to report on (--job, --all-jobs)
   AnalyzeOptions analyze;
 };
 
 struct TriageOutcome {
   Report report;
+  // JobPick::All: the reports of the other jobs, newest first after `report` (the newest).
+  std::vector<Report> more_reports;
   bool usage_error = false;   // nothing readable / a named path missing / no rules
   bool rules_missing = false;  // ... the usage error is that the rules could not be loaded
   std::string usage_message;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <thread>
 
@@ -135,6 +136,16 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
     // Snapshot order must follow discovery order (file ids) for a stable timeline.
     std::sort(results.begin(), results.end(),
               [](const FileResult& a, const FileResult& b) { return a.file.id < b.file.id; });
+    // A logs/ folder shared by several jobs: the watched job's files only.
+    std::optional<JobChoice> job_choice;
+    std::vector<Diagnostic> job_diags;
+    if (!options.job_id.empty()) {
+      JobSelection picked = select_jobs(std::move(results), {JobPick::Asked, {options.job_id}, false},
+                                        options.triage.paths);
+      results = std::move(picked.reports.front().files);
+      job_choice = std::move(picked.reports.front().choice);
+      job_diags = std::move(picked.reports.front().diagnostics);
+    }
 
     bool report_now = false;
     {
@@ -186,9 +197,11 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
         return kExitUsage;
       }
       DiagnosticSink run_diags;
+      for (auto& d : job_diags) run_diags.add(std::move(d));
       for (const auto& d : rule_diags.items()) run_diags.add(d);
       Report report = build_report(results, *matcher, options.triage, run_diags);
       report.rules_dirs = dirs;
+      report.job = std::move(job_choice);
       if (options.json) {
         out << render_json(report);
       } else {

@@ -27,6 +27,8 @@ Examples:
   megatriage logs/                      triage every file under logs/ (text report)
   megatriage --format json -o r.json logs/   JSON report for CI
   megatriage logs/job-123.err logs/job-123.out
+  megatriage --job 123 logs/            logs/ holds several jobs: report on job 123
+  zcat job.err.gz | megatriage -        read standard input
   megatriage --rules ./site-rules logs/ add or override rules
   megatriage rules check [--rules DIR]  validate rule files and their samples
   megatriage lint job.sbatch            check a batch script against the runbook's launch rules
@@ -73,6 +75,13 @@ int triage_command(int argc, char** argv) {
                  "The job's batch script: its launch problems join the checks (default: a "
                  "*.sbatch/*.slurm beside the log directory)")
       ->allow_extra_args(false);
+  std::string job_id;
+  bool all_jobs = false;
+  auto* job_flag = app.add_option("--job", job_id,
+                                  "When the logs hold several jobs (logs/%x-%j.out): report on this one "
+                                  "(default: the newest)");
+  app.add_flag("--all-jobs", all_jobs, "When the logs hold several jobs: one report per job, newest first")
+      ->excludes(job_flag);
   app.add_flag("--follow-symlinks", options.follow_symlinks_outside,
                "Follow symlinks that point outside the given directories");
   app.add_flag("--no-prefilter", no_prefilter, "Debug: match every line with the full rule set")->group("");
@@ -97,6 +106,11 @@ int triage_command(int argc, char** argv) {
   app.set_version_flag("--version", std::string("megatriage ") + MEGATRIAGE_VERSION);
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
   if (options.paths.empty()) options.paths.push_back("logs");
+  if (all_jobs) options.job.pick = JobPick::All;
+  if (!job_id.empty()) {
+    options.job.pick = JobPick::Asked;
+    options.job.ids = {job_id};
+  }
   options.prefilter = !no_prefilter;
   options.progress = !no_progress && isatty(STDERR_FILENO);
   limits.split.buffer_bytes = std::max(limits.split.buffer_bytes, limits.split.max_line_bytes + 2);
@@ -109,11 +123,20 @@ int triage_command(int argc, char** argv) {
 
   auto render_start = std::chrono::steady_clock::now();
   std::string rendered;
-  if (format == "json") {
+  TextStyle style;
+  style.color = wants_color(color, output.empty() && isatty(STDOUT_FILENO));
+  bool any_failure = outcome.report.root_cause.has_value();
+  if (all_jobs) {
+    // One report per job: the envelope even for one job, so a script reads one shape.
+    std::vector<const Report*> reports{&outcome.report};
+    for (const Report& r : outcome.more_reports) {
+      reports.push_back(&r);
+      any_failure = any_failure || r.root_cause.has_value();
+    }
+    rendered = format == "json" ? render_json_jobs(reports) : render_text_jobs(reports, style);
+  } else if (format == "json") {
     rendered = render_json(outcome.report);
   } else {
-    TextStyle style;
-    style.color = wants_color(color, output.empty() && isatty(STDOUT_FILENO));
     rendered = render_text(outcome.report, style);
   }
   if (timings) {
@@ -139,7 +162,7 @@ int triage_command(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  return exit_without_freeing(outcome.report.root_cause ? kExitFailure : kExitNoFailure);
+  return exit_without_freeing(any_failure ? kExitFailure : kExitNoFailure);
 }
 
 }  // namespace megatriage

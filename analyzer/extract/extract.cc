@@ -130,6 +130,7 @@ class FileAnalyzer : public LineSink {
     switch (searcher.start()) {
       case SourceStart::Empty: return finish_result();
       case SourceStart::Binary: mark_binary(); return finish_result();
+      case SourceStart::OwnReport: mark_own_report(); return finish_result();
       case SourceStart::Lines: break;
     }
     learn_head(searcher.head());
@@ -141,6 +142,8 @@ class FileAnalyzer : public LineSink {
 
   /// The file was found binary: it is reported, not read.
   void mark_binary() { result_.binary = true; }
+  /// The file is one of megatriage's reports: it is reported, not read.
+  void mark_own_report() { result_.own_report = true; }
 
   /// Learns the file's unnamed line prefixes from its head (LineSearcher::head()).
   void learn_head(std::string_view head) {
@@ -815,6 +818,7 @@ void IncrementalAnalyzer::start(bool ended) {
   switch (searcher_->start()) {
     case SourceStart::Empty: skipped_ = true; break;
     case SourceStart::Binary: skipped_ = true; analyzer_->mark_binary(); break;
+    case SourceStart::OwnReport: skipped_ = true; analyzer_->mark_own_report(); break;
     case SourceStart::Lines: analyzer_->learn_head(searcher_->head()); break;
   }
 }

@@ -27,6 +27,7 @@ struct FileResult {
   std::optional<CivilTime> first_stamp, last_stamp;  // as printed, in line order
   std::optional<std::int64_t> first_stamp_us, last_stamp_us;  // after apply_year()
   bool binary = false;
+  bool own_report = false;       // one of megatriage's reports (input/own_report.h): not read
   bool unopened = false;         // could not be opened (diagnosed); nothing was read
   bool deferred = false;         // AnalyzeOptions::defer_chunkable: left for a chunked read
 };

@@ -641,9 +641,27 @@ DiscoveredSources discover_paths(const std::vector<std::string>& paths, const Di
   DiscoveredSources out;
   DiagnosticSink walk_diags;
   Walker walker(options, walk_diags);
-  for (const std::string& p : paths) walker.walk_argument(p);
+  // `-`: standard input (`zcat job.err.gz | megatriage -`, `kubectl logs pod | megatriage -`),
+  // read as a stream by open_source, never walked or stat'ed.
+  bool stdin_listed = false;
+  for (const std::string& p : paths) {
+    if (p != "-") {
+      walker.walk_argument(p);
+    } else if (stdin_listed) {
+      walk_diags.add(Severity::Info, "discover.duplicate", "'-' (standard input) given twice; read once",
+                     kStdinDisplayPath);
+    } else {
+      stdin_listed = true;
+    }
+  }
   out.missing = walker.take_missing();
   std::vector<SourceFile> found = walker.take();
+  if (stdin_listed) {
+    SourceFile& in = found.emplace_back();
+    in.path = "-";
+    in.display_path = kStdinDisplayPath;
+    in.is_stdin = true;
+  }
   // Threads finish directories in any order: sort what they reported by path, then code.
   std::vector<Diagnostic> reported = walk_diags.take();
   std::stable_sort(reported.begin(), reported.end(), [](const Diagnostic& a, const Diagnostic& b) {

@@ -35,7 +35,11 @@ struct SourceFile {
   Compression compression = Compression::None;  // set by open_source from the magic bytes
   Attribution hint;                  // from the file name / directory layout; -1/empty unknown
   bool is_stdout = false;            // name says stdout (.out, stdout.log)
+  bool is_stdin = false;             // the argument `-`: standard input, read as a stream
 };
+
+/// What the argument `-` (standard input) is called in reports.
+inline constexpr const char* kStdinDisplayPath = "<stdin>";
 
 struct DiscoverOptions {
   bool follow_symlinks_outside = false;  // follow symlinks that leave the argument's tree
@@ -50,7 +54,8 @@ struct DiscoverOptions {
 };
 
 /// Walks `paths` (files or directories, recursed) and returns regular files sorted by display
-/// path, ids assigned in that order. Problems (unreadable, symlink loops, special files)
+/// path, ids assigned in that order. The argument `-` is standard input (`is_stdin`, display
+/// path `<stdin>`; once, however often it is given). Problems (unreadable, symlink loops, special files)
 /// become diagnostics; a path that does not exist is reported with code `discover.not-found`
 /// and severity Error (the caller decides whether that is a usage error).
 std::vector<SourceFile> discover_sources(const std::vector<std::string>& paths,

@@ -498,10 +498,78 @@ class SniffingSource final : public ByteSource {
   bool sniffed_ = false;
 };
 
+// Standard input (`-`): a pipe, a terminal or a redirected file, read once to its end. Its
+// size is unknown until then (the report's size is the bytes it gave); compression is found
+// from its first bytes, as a small file's is, and a compressed stream goes to a decoder that
+// starts with those bytes and reads on from the pipe.
+class StreamSource final : public ByteSource {
+ public:
+  StreamSource(int fd, SourceFile& file, DiagnosticSink& diags, const ReadLimits& limits)
+      : fd_(fd), file_(file), diags_(diags), limits_(limits) {}
+
+  std::size_t read(char* buffer, std::size_t capacity) override {
+    if (decoder_) return decoder_->read(buffer, capacity);
+    if (capacity == 0) return 0;
+    std::size_t n = 0;
+    if (!sniffed_) {
+      sniffed_ = true;
+      // A pipe hands over what its writer has written so far: read on until the longest magic
+      // number is in (or the input ends).
+      while (!done_ && n < kMagicBytes && n < capacity) n += read_some(buffer + n, capacity - n);
+      file_.compression = detect_compression(reinterpret_cast<const unsigned char*>(buffer), n);
+      if (file_.compression != Compression::None) {
+        decoder_ = make_decoder(file_.compression, fd_.release(), std::string(buffer, n),
+                                file_.display_path, diags_, limits_);
+        return decoder_->read(buffer, capacity);
+      }
+    } else {
+      n = read_some(buffer, capacity);
+    }
+    file_.size_bytes += n;
+    return n;
+  }
+
+ private:
+  std::size_t read_some(char* buffer, std::size_t capacity) {
+    if (done_) return 0;
+    const ssize_t r = read_fd(fd_.get(), buffer, capacity);
+    if (r > 0) return static_cast<std::size_t>(r);
+    done_ = true;
+    if (r < 0) {
+      diags_.add(Severity::Warning, "read.io-error",
+                 "read error after " + std::to_string(file_.size_bytes) + " bytes: " + errno_text(errno),
+                 file_.display_path, 0, "the rest of the input could not be read; the bytes before "
+                 "the error were analysed");
+    }
+    return 0;
+  }
+
+  UniqueFd fd_;
+  std::unique_ptr<ByteSource> decoder_;
+  SourceFile& file_;
+  DiagnosticSink& diags_;
+  ReadLimits limits_;
+  bool sniffed_ = false, done_ = false;
+};
+
+std::unique_ptr<ByteSource> open_stdin(SourceFile& file, const ReadLimits& limits, DiagnosticSink& diags) {
+  // A copy of the descriptor: the decoders close theirs, and standard input stays open.
+  const int fd = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) {
+    diags.add(Severity::Warning, "read.open-failed", "cannot read standard input: " + errno_text(errno),
+              file.display_path, 0, "pipe the log into megatriage (zcat job.err.gz | megatriage -)");
+    return nullptr;
+  }
+  file.compression = Compression::None;
+  file.size_bytes = 0;
+  return std::make_unique<StreamSource>(fd, file, diags, limits);
+}
+
 }  // namespace
 
 std::unique_ptr<ByteSource> open_source(SourceFile& file, const ReadLimits& limits,
                                         DiagnosticSink& diags, std::uint64_t sniff_at_open_above) {
+  if (file.is_stdin) return open_stdin(file, limits, diags);
   struct stat st;
   int fd = open_regular(file, diags, st);
   if (fd < 0) return nullptr;

@@ -30,7 +30,8 @@ struct ReadLimits {
 /// from the first bytes: for a file over `sniff_at_open_above` bytes at once, for a smaller one
 /// by its first read (the magic bytes are in the data read anyway: no extra read per file).
 /// `file` must outlive the source. Returns nullptr (and a diagnostic) when the file cannot be
-/// opened.
+/// opened. Standard input (`file.is_stdin`) is read as a stream to its end, compressed or not
+/// (magic bytes); its `size_bytes` grows with the bytes read.
 /// Later read errors and corrupt/truncated streams are diagnostics recorded into `diags`
 /// (codes `read.*`) while reading.
 std::unique_ptr<ByteSource> open_source(SourceFile& file, const ReadLimits& limits,

@@ -86,6 +86,15 @@ const char* verdict_name(Verdict v) {
   return "no_failure";
 }
 
+const char* job_pick_name(JobPick p) {
+  switch (p) {
+    case JobPick::Newest: return "newest";
+    case JobPick::Asked: return "asked";
+    case JobPick::All: return "all";
+  }
+  return "newest";
+}
+
 CheckResult advice_check(std::string text, std::string detail) {
   return CheckResult{kAdviceCheckId, std::move(text), CheckStatus::Unknown, std::move(detail), true};
 }

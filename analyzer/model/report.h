@@ -157,6 +157,26 @@ struct FileSummary {
   bool skipped = false;
 };
 
+/// Why a report covers the job it covers, when the logs hold several (README "Several jobs in
+/// one folder").
+enum class JobPick : std::uint8_t {
+  Newest,  // the default: the newest job
+  Asked,   // --job ID (or the job postmortem / watch were given)
+  All,     // --all-jobs: one report per job
+};
+const char* job_pick_name(JobPick p);
+
+/// The job a report is about, among the jobs the logs hold. Set only when they hold more than
+/// one, or with --all-jobs.
+struct JobChoice {
+  std::string id;                       // empty: files that name no job
+  JobPick pick = JobPick::Newest;
+  bool newest_by_mtime = false;         // ids give no order (a run id): newest modified file
+  std::vector<std::string> jobs;        // every job found, newest first
+  std::size_t files = 0;                // files that name this job
+  std::size_t files_without_job = 0;    // files that name none: read with every job
+};
+
 struct Report {
   Verdict verdict = Verdict::NoFailure;
   std::optional<RootCauseReport> root_cause;
@@ -168,6 +188,7 @@ struct Report {
   std::size_t rule_count = 0;
   std::string ordering;        // how sure the ordering is, in words
   std::optional<SlurmJobInfo> slurm;  // `megatriage postmortem`: what SLURM says about the job
+  std::optional<JobChoice> job;       // several jobs in the logs: which one this is
 };
 
 }  // namespace megatriage

@@ -30,6 +30,18 @@ json slurm_json(const SlurmJobInfo& s) {
           {"time_limit_hit", s.time_limit_hit}, {"out_of_memory", s.out_of_memory}, {"node_fail", s.node_fail}};
 }
 
+// Several jobs in the logs: which one this report is about (README "Several jobs in one folder").
+json job_json(const JobChoice& c) {
+  json jobs = json::array();
+  for (const auto& id : c.jobs) jobs.push_back(repair_utf8(id));
+  return {{"id", c.id.empty() ? json(nullptr) : json(repair_utf8(c.id))},
+          {"pick", job_pick_name(c.pick)},
+          {"newest_by", c.newest_by_mtime ? "file_time" : "job_id"},
+          {"jobs", jobs},
+          {"files", c.files},
+          {"files_without_job", c.files_without_job}};
+}
+
 json nullable_int(int v) { return v >= 0 ? json(v) : json(nullptr); }
 json nullable_str(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 json nullable_time(const std::optional<std::int64_t>& us) {
@@ -188,6 +200,7 @@ std::string render_json(const Report& report) {
   json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["verdict"] = verdict_name(report.verdict);
+  if (report.job) doc["job"] = job_json(*report.job);
   if (report.root_cause) {
     const auto& r = *report.root_cause;
     json checks = json::array();
@@ -299,6 +312,25 @@ std::string render_json(const Report& report) {
     }
   }
   out += "\n}\n";
+  return out;
+}
+
+std::string render_json_jobs(const std::vector<const Report*>& reports) {
+  // Each report exactly as render_json writes it, indented two levels inside the envelope.
+  std::string out = "{\n  \"schema_version\": " + std::to_string(kSchemaVersion) + ",\n  \"jobs\": [";
+  for (std::size_t k = 0; k < reports.size(); ++k) {
+    const std::string one = render_json(*reports[k]);
+    out += k == 0 ? "\n    " : ",\n    ";
+    // Raw newlines in a report only ever separate lines: strings escape theirs.
+    for (std::size_t at = 0; at < one.size();) {
+      std::size_t nl = one.find('\n', at);
+      if (nl == std::string::npos) nl = one.size();
+      out.append(one, at, nl - at);
+      at = nl + 1;
+      if (at < one.size()) out += "\n    ";
+    }
+  }
+  out += reports.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
 }
 

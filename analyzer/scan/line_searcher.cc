@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "input/own_report.h"
 #include "scan/chunk_scan.h"
 
 namespace megatriage {
@@ -33,6 +34,13 @@ SourceStart LineSearcher::start() {
   if (head.empty()) {
     diags_.add(Severity::Info, "read.empty-file", "file is empty", display_path_);
     return SourceStart::Empty;
+  }
+  // Before the binary test: a report saved with `--color always` holds escapes.
+  if (const OwnReportKind own = own_report_kind(head); own != OwnReportKind::None) {
+    diags_.add(Severity::Info, "read.own-report",
+               std::string("megatriage's own ") + own_report_kind_name(own) + " report, not a log; skipped",
+               display_path_, 0, "postmortem writes megatriage-<jobid>.json beside the logs; it is never read back");
+    return SourceStart::OwnReport;
   }
   if (looks_binary(head)) {
     diags_.add(Severity::Warning, "read.binary-file",

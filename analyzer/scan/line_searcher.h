@@ -58,8 +58,9 @@ class LineSink {
   std::size_t open_structures_ = 0;
 };
 
-/// How a source starts, from its head: empty and binary files are not split into lines.
-enum class SourceStart { Empty, Binary, Lines };
+/// How a source starts, from its head: empty and binary files, and megatriage's own reports
+/// (input/own_report.h), are not split into lines.
+enum class SourceStart { Empty, Binary, OwnReport, Lines };
 
 struct SearchOptions {
   SplitOptions split;
@@ -86,7 +87,8 @@ class LineSearcher {
   LineSearcher& operator=(const LineSearcher&) = delete;
 
   /// Looks at the first kHeadBytes (fewer at the end of input) before any search: an empty or
-  /// binary source is reported (`read.empty-file`, `read.binary-file`) and must not be
+  /// binary source or a megatriage report is reported (`read.empty-file`, `read.binary-file`,
+  /// `read.own-report`) and must not be
   /// searched. Call once, first. With `follow`, call it once kHeadBytes have arrived or after
   /// end_input(), so that the answer is the one a one-shot read gives.
   SourceStart start();

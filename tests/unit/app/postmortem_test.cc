@@ -379,6 +379,31 @@ TEST_SUITE("postmortem") {
       CHECK(slurm.calls == std::vector<std::string>{"scontrol show job 4242", "sacct -j 4242"});
     }
   }
+  TEST_CASE("postmortem: --logs on a folder shared with other jobs reads this job's files") {
+    SiteRules logs("shared");
+    logs.write("train-4242.out", "step 1 done\n");
+    // A newer job's failure beside it: the default (newest job) would report this one.
+    logs.write("train-5000.err",
+               "Traceback (most recent call last):\n  File \"/ws/train.py\", line 3, in <module>\n"
+               "ModuleNotFoundError: No module named 'wandb'\n");
+    CannedSlurm slurm;
+    slurm.show_job_answers = {ran(scontrol_job("FAILED"))};
+    slurm.sacct_answers = {ran(sacct_rows("FAILED"))};
+    PostmortemOptions options;
+    options.job_id = kJob;
+    options.format = "json";
+    options.logs_dir = logs.path.string();
+    options.report_dir = logs.path.string();
+    std::string out, err;
+    CHECK(run_postmortem(options, slurm, out, err) == 1);
+    nlohmann::json doc = nlohmann::json::parse(out);
+    CHECK(doc["job"]["id"] == kJob);
+    CHECK(doc["job"]["pick"] == "asked");
+    REQUIRE(doc["files"].size() == 1);
+    CHECK(doc["files"][0]["path"].get<std::string>().find("train-4242.out") != std::string::npos);
+    CHECK(doc["root_cause"]["category"] != "import");
+  }
+
   TEST_CASE("postmortem: a rules directory changes the words of a sacct cause, not the decision") {
     SiteRules site("words");
     site.write("site-slurm.json", kSiteFailedWords);

@@ -139,6 +139,23 @@ TEST_SUITE("discover") {
     CHECK(files[1].id == 1);
   }
 
+  TEST_CASE("discover: '-' is standard input, listed once as <stdin> and never walked") {
+    TempDir tmp;
+    tmp.write("logs/x.err", "x\n");
+    DiagnosticSink diags;
+    DiscoveredSources found = discover_paths({"-", tmp / "logs", "-"}, {}, diags);
+    CHECK(found.missing.empty());
+    REQUIRE(found.files.size() == 2);
+    // Sorted with the rest by its display path ('/' sorts before '<').
+    CHECK(found.files[1].display_path == kStdinDisplayPath);
+    CHECK(found.files[1].is_stdin);
+    CHECK(found.files[1].id == 1);
+    CHECK_FALSE(found.files[1].sized);
+    CHECK_FALSE(found.files[0].is_stdin);
+    REQUIRE(diags.items().size() == 1);
+    CHECK(diags.items()[0].code == "discover.duplicate");
+  }
+
   TEST_CASE("discover: arguments that do not exist are listed as typed, beside their diagnostic") {
     TempDir tmp;
     tmp.write("logs/x.err", "x\n");
