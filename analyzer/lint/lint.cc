@@ -849,7 +849,24 @@ void check_cuda_device_max_connections(const Model& m, Findings& out) {
     // A value set under a condition was chosen with care; none at all only matters where the
     // setup needs one (1 or 32) and says so.
     if (set_conditionally || m.launches.empty()) return;
+    // Set some other way lint does not model (`srun --export=...,CUDA_DEVICE_MAX_CONNECTIONS=1`,
+    // `env CUDA_DEVICE_MAX_CONNECTIONS=1 ...`): nothing to say.
+    for (const Command& c : m.s.commands)
+      for (const std::string& w : c.words)
+        if (w.find("CUDA_DEVICE_MAX_CONNECTIONS") != std::string::npos) return;
     const std::uint64_t line = m.s.commands[m.launches.front().command].line;
+    // A file the script sources may export it: then lint cannot tell.
+    std::string sourced;
+    for (const Command& c : m.s.commands) {
+      const std::size_t p = program_index(c.words);
+      if (p + 1 < c.words.size() && (c.words[p] == "source" || c.words[p] == ".") && sourced.empty())
+        sourced = c.words[p + 1] + " (line " + std::to_string(c.line) + ")";
+    }
+    if (!sourced.empty() && (need.value == CudaConnectionsValue::One || need.value == CudaConnectionsValue::ThirtyTwo)) {
+      note(line, "missing-sourced", {{"setup", need.value == CudaConnectionsValue::One ? sizes : moe_overlap->first},
+                                     {"value", need.required}, {"path", sourced}});
+      return;
+    }
     if (need.value == CudaConnectionsValue::ThirtyTwo) {
       add(m, out, line, "lint.cuda-device-max-connections", "missing-32",
           {{"flag", moe_overlap->first}, {"flag_line", std::to_string(moe_overlap->second)}});

@@ -347,6 +347,12 @@ TEST_CASE("lint: cuda-device-max-connections") {
     CHECK(missing[0].line == kLauncherLine);
     CHECK_FALSE(missing[0].note);
     CHECK(missing[0].why.find("not set") != std::string::npos);
+    // Set where lint does not look: nothing, or a note when a sourced file may set it.
+    CHECK(ids(with(tp2, "srun --ntasks", "srun --export=ALL,CUDA_DEVICE_MAX_CONNECTIONS=1 --ntasks")) == V{});
+    auto sourced = lint(with(tp2, "set -euo pipefail", "set -euo pipefail; source ./env.sh"));
+    REQUIRE(sourced.size() == 1);
+    CHECK(sourced[0].note);
+    CHECK(sourced[0].why.find("./env.sh (line 12)") != std::string::npos);
   }
   SUBCASE("what the script does not show is a note, not a finding") {
     // No GPU type anywhere: TP 2 without the export might be Blackwell.
