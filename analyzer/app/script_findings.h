@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/diagnostics.h"
@@ -22,5 +23,12 @@ namespace megatriage {
 /// where the report is made.
 void add_script_findings(Report& report, const std::vector<std::string>& scripts, const KnowledgeTables& tables,
                          DiagnosticSink& diags);
+
+/// The same for a batch script SLURM printed (`sacct --batch-script`, `scontrol write
+/// batch_script JOB -`), listed as `name`: lines before its `#!` or first `#SBATCH` (sacct's
+/// "Batch Script for N" header) are dropped, so finding lines are the script's own. Text that
+/// is no shell script is a `lint.not-a-script` warning.
+void add_script_text_findings(Report& report, const std::string& name, std::string_view text,
+                              const KnowledgeTables& tables, DiagnosticSink& diags);
 
 }  // namespace megatriage

@@ -122,4 +122,22 @@ TEST_CASE("script_findings: suppressed findings and notes are not checks") {
     CHECK(c.id != "lint.launcher-args");
   }
 }
+
+TEST_CASE("script_findings: a script SLURM printed, its header dropped, lines as the script's") {
+  Report report;
+  report.root_cause = RootCauseReport{};
+  DiagnosticSink diags;
+  add_script_text_findings(report, "sacct:25", "Batch Script for 25\n----------\n" + kScript, tables(), diags);
+  CHECK(diags.items().empty());
+  CHECK(report.scripts == std::vector<std::string>{"sacct:25"});
+  bool torchrun = false;
+  for (const CheckResult& c : report.root_cause->checks)
+    if (c.id == "lint.bare-torchrun") torchrun = c.detail.rfind("sacct:25:4: ", 0) == 0;
+  CHECK(torchrun);
+  Report other;
+  add_script_text_findings(other, "sacct:26", "Batch Script for 26\n(null)\n", tables(), diags);
+  CHECK(other.scripts.empty());
+  REQUIRE(diags.items().size() == 1);
+  CHECK(diags.items()[0].code == "lint.not-a-script");
+}
 }
