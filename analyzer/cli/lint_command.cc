@@ -21,11 +21,11 @@ namespace megatriage {
 
 namespace {
 
-// `megatriage: PATH: CODE: message (hint)`: one line per problem, the code for scripts to parse.
+// `megatriage: PATH: CODE: message; hint`: one line per problem, the code for scripts to parse.
 void print_diagnostics(const DiagnosticSink& diags) {
   for (const Diagnostic& d : diags.items()) {
     std::cerr << "megatriage: " << (d.path.empty() ? "" : d.path + ": ") << d.code << ": " << d.message;
-    if (!d.hint.empty()) std::cerr << " (" << d.hint << ")";
+    if (!d.hint.empty()) std::cerr << "; " << d.hint;
     std::cerr << "\n";
   }
 }

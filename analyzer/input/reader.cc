@@ -546,7 +546,7 @@ std::optional<std::string> read_whole_file(const std::string& path, const std::s
   }
   if (S_ISDIR(st.st_mode)) {
     diags.add(Severity::Warning, "read.directory", "'" + display_path + "' is a directory, not a file",
-              display_path, 0, "name the file itself (e.g. " + display_path + "/job.sbatch)");
+              display_path, 0, "name the file itself, e.g. " + display_path + "/job.sbatch");
     return std::nullopt;
   }
   if (!S_ISREG(st.st_mode)) {
@@ -557,7 +557,7 @@ std::optional<std::string> read_whole_file(const std::string& path, const std::s
                                               : "not a regular file";
     diags.add(Severity::Warning, "discover.special-file",
               "'" + display_path + "' is " + std::string(kind) + "; skipped (never opened)", display_path, 0,
-              "pass a regular file (for a pipe, save it to a file first)");
+              "pass a regular file; save a pipe's output to a file first");
     return std::nullopt;
   }
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {

@@ -747,7 +747,8 @@ SizeReading parallel_size(const Model& m, std::string_view option, std::string_v
   for (const auto& [text, line] : values) {
     const std::optional<long> n = to_count(text);
     if (!n) {
-      r.unknown = std::string(option) + " is `" + text + "` (line " + std::to_string(line) + "), not a number";
+      r.unknown = std::string(option) + " is `" + text + "` (line " + std::to_string(line) + ")" +
+                  (text.find('$') != std::string::npos ? ", set outside the script" : ", not a number");
       return r;
     }
     if (r.value && *r.value != *n) {

@@ -69,7 +69,7 @@ std::optional<std::string> read_batch_script(const std::string& path, const std:
     diags.add(Severity::Warning, "lint.not-a-script",
               "'" + display_path + "' is not a batch script: no #! line naming a shell, no #SBATCH "
               "directive and no srun or torchrun launch",
-              display_path, 0, "name the sbatch script itself (a log goes to `megatriage LOGS`)");
+              display_path, 0, "name the sbatch script itself; logs go to `megatriage LOGS`");
     return std::nullopt;
   }
   return text;
