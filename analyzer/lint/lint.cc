@@ -309,7 +309,18 @@ class Model {
   static Words split_words(std::string_view v) {
     Words out;
     std::string cur;
-    for (char c : v) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const char c = v[i];
+      // `$(scontrol show hostnames ... | head -n1)` and `${X:-a b}` stay one word, as written
+      // (an array element such as `--master_addr $(...)` is one value).
+      if (c == '$' && i + 1 < v.size() && (v[i + 1] == '(' || v[i + 1] == '{')) {
+        const char open = v[i + 1], close = open == '(' ? ')' : '}';
+        std::size_t end = i + 2;
+        for (int depth = 1; end < v.size() && depth > 0; ++end) depth += v[end] == open ? 1 : v[end] == close ? -1 : 0;
+        cur.append(v.substr(i, end - i));
+        i = end - 1;
+        continue;
+      }
       if (c == ' ' || c == '\t' || c == '\n' || c == '(' || c == ')') {
         if (!cur.empty()) out.push_back(std::move(cur));
         cur.clear();
@@ -365,7 +376,9 @@ class Model {
         while (++j < w.size()) {  // array spread over words: NAME=( a b c )
           a.value += ' ';
           a.value += w[j];
-          if (w[j].ends_with(")")) break;
+          // The closing `)`; a whole `$(...)` element ends in one too, with its parens balanced.
+          const auto opens = std::count(w[j].begin(), w[j].end(), '(');
+          if (w[j].ends_with(")") && std::count(w[j].begin(), w[j].end(), ')') > opens) break;
         }
       }
       assignments.push_back(std::move(a));

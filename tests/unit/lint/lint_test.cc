@@ -416,6 +416,31 @@ TEST_CASE("lint: cuda-device-max-connections") {
   }
 }
 
+TEST_CASE("lint: Megatron's example shape, launcher arguments in arrays with a $(...) element") {
+  const std::string script = R"(#!/bin/bash
+#SBATCH --nodes=2 --ntasks-per-node=1 --gres=gpu:h100:8
+set -e
+cd /shared/megatron
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+GPUS_PER_NODE=8
+DISTRIBUTED_ARGS=(
+    --nproc_per_node $GPUS_PER_NODE
+    --nnodes $SLURM_NNODES
+    --node-rank $SLURM_NODEID
+    --master_addr $(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)
+    --master_port 6000
+)
+MODEL_PARALLEL_ARGS=(
+	--tensor-model-parallel-size 8
+	--pipeline-model-parallel-size 16
+)
+srun uv run python -m torch.distributed.run ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py \
+    ${MODEL_PARALLEL_ARGS[@]}
+)";
+  CHECK(ids(script) == V{});
+  CHECK(ids(with(script, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n", "")) == V{"17 lint.cuda-device-max-connections"});  // the srun line, one up
+}
+
 TEST_CASE("lint: suppression by comment and by option") {
   const std::string comment = "#   export CUDA_DEVICE_MAX_CONNECTIONS=1";
   const std::string id = "lint.cuda-device-max-connections";
