@@ -34,6 +34,12 @@ void print_diagnostics(const DiagnosticSink& diags) {
 
 int lint_command(int argc, char** argv) {
   CLI::App app{"Check sbatch scripts against the runbook's launch rules", "megatriage lint"};
+  app.footer(
+      "A `# megatriage: disable=lint.<id>` comment turns a finding off on its line, or for the whole\n"
+      "file when alone on a line before the first command.\n"
+      "Exit codes: 0 no findings (notes and suppressed findings do not count), 1 findings,\n"
+      "2 a path that could not be linted (missing, a directory, FIFO, binary, empty, unreadable,\n"
+      "too large, not a shell script) or a usage error; the other paths are still linted.");
   std::vector<std::string> scripts;
   std::vector<std::string> disabled;
   bool no_filesystem = false;

@@ -1,4 +1,5 @@
-// script_discovery: --script wins; otherwise sbatch scripts beside or above a log directory.
+// script_discovery: --script wins; otherwise the sbatch scripts beside or above a log directory whose
+// output names fit the logs, the others named in an info diagnostic.
 #include <doctest/doctest.h>
 
 #include <algorithm>
