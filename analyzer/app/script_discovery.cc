@@ -1,17 +1,121 @@
-// Finding the job's batch scripts beside its logs.
+// Finding the job's batch scripts beside its logs. The runbook writes every job's output into
+// one logs/ and keeps its scripts beside it, so "a script beside logs/" is not "this job's
+// script": only the one whose output names fit the logs is.
 #include "app/script_discovery.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <optional>
 #include <system_error>
+
+#include "lint/script_file.h"
+#include "lint/shell_words.h"
+#include "slurm/slurm_job.h"
 
 namespace megatriage {
 
+namespace {
+
+std::string_view last_component(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// One piece of a pattern: literal text or a field.
+enum class Field { Literal, Digits, Text, JobName };
+
+// Backtracking match of `pattern` from `p` against `name` from `n`; patterns are short and have
+// few fields, so the search is small.
+bool match_from(std::string_view pattern, std::size_t p, std::string_view job_name, std::string_view name,
+                std::size_t n) {
+  if (p == pattern.size()) return n == name.size();
+  if (pattern[p] != '%' || p + 1 >= pattern.size()) {
+    return n < name.size() && name[n] == pattern[p] && match_from(pattern, p + 1, job_name, name, n + 1);
+  }
+  std::size_t q = p + 1;
+  while (q < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[q]))) ++q;  // `%4j`
+  if (q >= pattern.size()) return name.substr(n) == pattern.substr(p);
+  Field field = Field::Text;
+  switch (pattern[q]) {
+    case '%':
+      return n < name.size() && name[n] == '%' && match_from(pattern, q + 1, job_name, name, n + 1);
+    case 'j': case 'A': case 'a': case 't': case 'n': field = Field::Digits; break;
+    case 'x': field = job_name.empty() ? Field::Text : Field::JobName; break;
+    default: field = Field::Text; break;  // %N %u %J %s and letters sbatch may add later
+  }
+  if (field == Field::JobName) {
+    return name.substr(n).starts_with(job_name) &&
+           match_from(pattern, q + 1, job_name, name, n + job_name.size());
+  }
+  for (std::size_t end = n + 1; end <= name.size(); ++end) {
+    const char c = name[end - 1];
+    if (field == Field::Digits && !std::isdigit(static_cast<unsigned char>(c))) break;
+    if (c == '/') break;
+    if (match_from(pattern, q + 1, job_name, name, end)) return true;
+  }
+  return false;
+}
+
+// The job name sbatch gives the script: its `#SBATCH --job-name`/`-J` (before the first
+// command, where sbatch stops reading), else the script's file name.
+std::string job_name_of(const std::string& text, const std::string& path) {
+  const ShellScript script = scan_shell_script(text);
+  const std::uint64_t first_command = script.commands.empty() ? UINT64_MAX : script.commands.front().line;
+  std::string name;
+  for (const SbatchDirective& d : script.directives) {
+    if (d.line > first_command) break;
+    for (std::size_t i = 0; i < d.words.size(); ++i) {
+      const std::string& w = d.words[i];
+      if (w.starts_with("--job-name=")) name = w.substr(11);
+      else if ((w == "--job-name" || w == "-J") && i + 1 < d.words.size()) name = d.words[i + 1];
+      else if (w.starts_with("-J") && w.size() > 2) name = w.substr(w[2] == '=' ? 3 : 2);
+    }
+  }
+  return name.empty() ? std::string(last_component(path)) : name;
+}
+
+// Keeps `candidate` when a log name fits its output patterns; else says why not in `diags`.
+bool belongs_to_logs(const std::string& candidate, const std::vector<std::string>& log_files, DiagnosticSink& diags) {
+  DiagnosticSink reading;
+  const std::optional<std::string> text = read_batch_script(candidate, candidate, reading);
+  if (!text) {
+    for (const Diagnostic& d : reading.items())
+      diags.add(Severity::Info, "lint.script-not-attached",
+                "'" + candidate + "' beside the logs was not linted: " + d.message + " [" + d.code + "]", candidate);
+    return false;
+  }
+  const OutputPatterns given = output_patterns(*text, "");
+  const std::string job_name = job_name_of(*text, candidate);
+  std::vector<std::string> patterns;
+  if (!given.output.empty()) patterns.push_back(given.output);
+  if (!given.error.empty()) patterns.push_back(given.error);
+  if (patterns.empty()) patterns = {"slurm-%j.out", "slurm-%A_%a.out"};  // sbatch's defaults
+  for (const std::string& pattern : patterns)
+    for (const std::string& log : log_files)
+      if (output_pattern_matches(pattern, job_name, log)) return true;
+  std::string shown;
+  for (const std::string& pattern : patterns) shown += (shown.empty() ? "" : ", ") + pattern;
+  diags.add(Severity::Info, "lint.script-not-attached",
+            "'" + candidate + "' beside the logs is not this job's batch script: its output names (" + shown +
+                ", job name " + job_name + ") match none of the " + std::to_string(log_files.size()) +
+                " log files; it was not linted",
+            candidate, 0, "pass --script " + candidate + " if it is the job's script");
+  return false;
+}
+
+}  // namespace
+
+bool output_pattern_matches(std::string_view pattern, std::string_view job_name, std::string_view log_path) {
+  return match_from(last_component(pattern), 0, job_name, last_component(log_path), 0);
+}
+
 std::vector<std::string> find_scripts(const std::vector<std::string>& given,
-                                      const std::vector<std::string>& log_paths) {
+                                      const std::vector<std::string>& log_paths,
+                                      const std::vector<std::string>& log_files, DiagnosticSink& diags) {
   if (!given.empty()) return given;
   namespace fs = std::filesystem;
-  std::vector<std::string> found;
+  std::vector<std::string> candidates;
   for (const auto& arg : log_paths) {
     std::error_code ec;
     fs::path dir(arg);
@@ -21,14 +125,17 @@ std::vector<std::string> find_scripts(const std::vector<std::string>& given,
       std::vector<std::string> here;
       for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
         std::string ext = it->path().extension().string();
-        if ((ext == ".sbatch" || ext == ".slurm") && it->is_regular_file(ec))
+        if (ext == ".sbatch" || ext == ".slurm")
           here.push_back((where.empty() ? it->path().filename() : it->path()).string());
       }
       std::sort(here.begin(), here.end());
       for (auto& h : here)
-        if (std::find(found.begin(), found.end(), h) == found.end()) found.push_back(h);
+        if (std::find(candidates.begin(), candidates.end(), h) == candidates.end()) candidates.push_back(h);
     }
   }
+  std::vector<std::string> found;
+  for (const std::string& c : candidates)
+    if (belongs_to_logs(c, log_files, diags)) found.push_back(c);
   return found;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/diagnostics.h"
@@ -12,12 +13,22 @@
 
 namespace megatriage {
 
-/// Reads each script (an unreadable one is a `lint.script-unreadable` warning in `diags`),
-/// lists it in `report.scripts`, and when there is a root cause adds each finding as a failed
-/// check before the rule's advice, and a reason when `lint_rules` (rules/lint.json) says the
-/// finding can explain the root cause's category by itself. Filesystem checks of the work tree are off: it lives on the
-/// cluster, not where the report is made.
-void add_script_findings(Report& report, const std::vector<std::string>& scripts,
-                         const std::vector<LintRuleEntry>& lint_rules, DiagnosticSink& diags);
+/// Reads each script as `megatriage lint` does (lint/script_file.h: a directory, FIFO, binary,
+/// empty, unreadable or too large file, or one that is no shell script, is a warning in `diags`
+/// with the reader's code and is skipped), lists it in `report.scripts`, and when there is a
+/// root cause adds each finding (not notes, not suppressed ones) as a failed check before the
+/// rule's advice, and a reason when the `lint_rules` table (rules/lint.json) says the finding
+/// can explain the root cause's category by itself. `tables` must hold `lint_rules` and
+/// `gpu_generations`. Filesystem checks of the work tree are off: it lives on the cluster, not
+/// where the report is made.
+void add_script_findings(Report& report, const std::vector<std::string>& scripts, const KnowledgeTables& tables,
+                         DiagnosticSink& diags);
+
+/// The same for a batch script SLURM printed (`sacct --batch-script`, `scontrol write
+/// batch_script JOB -`), listed as `name`: lines before its `#!` or first `#SBATCH` (sacct's
+/// "Batch Script for N" header) are dropped, so finding lines are the script's own. Text that
+/// is no shell script is a `lint.not-a-script` warning.
+void add_script_text_findings(Report& report, const std::string& name, std::string_view text,
+                              const KnowledgeTables& tables, DiagnosticSink& diags);
 
 }  // namespace megatriage

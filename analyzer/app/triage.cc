@@ -236,18 +236,23 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   };
   std::vector<std::string> scripts;
   std::vector<Diagnostic> file_diagnostics;
+  DiagnosticSink script_diags;  // the timeline side may write run_diags meanwhile
   auto file_side = [&] {
     report_clock_skew(results);
-    scripts = find_scripts(options.scripts, options.paths);
     report.ordering = ordering_summary(results);
     report.files.reserve(results.size());
+    std::vector<std::string> log_files;  // a script beside them is the job's when it names them
+    log_files.reserve(results.size());
     for (auto& r : results) {
       report.files.push_back(summarize_file(r));
+      log_files.push_back(r.file.display_path);
       for (auto& d : r.diagnostics) file_diagnostics.push_back(std::move(d));
     }
+    scripts = find_scripts(options.scripts, options.paths, log_files, script_diags);
   };
   run_beside(threads, timeline_side, file_side);
-  add_script_findings(report, scripts, matcher.tables().lint_rules, run_diags);
+  for (auto& d : script_diags.take()) run_diags.add(std::move(d));
+  add_script_findings(report, scripts, matcher.tables(), run_diags);
   report.diagnostics = run_diags.take();
   report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());
   for (auto& d : file_diagnostics) report.diagnostics.push_back(std::move(d));

@@ -595,6 +595,63 @@ Compression sniff_compression(const std::string& path) {
   return c;
 }
 
+std::optional<std::string> read_whole_file(const std::string& path, const std::string& display_path,
+                                           std::uint64_t max_bytes, DiagnosticSink& diags) {
+  // A stat before the open: a FIFO is reported without opening it (nothing may block), and a
+  // directory by name, where open_source would only say "not a regular file".
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == EACCES || err == EPERM) {
+      diags.add(Severity::Warning, "discover.unreadable",
+                "cannot read '" + display_path + "': " + errno_text(err), display_path, 0,
+                "check its permissions and those of the folders above it");
+    } else {
+      diags.add(Severity::Warning, "read.open-failed", "cannot open '" + display_path + "': " + errno_text(err),
+                display_path, 0, "check the path");
+    }
+    return std::nullopt;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    diags.add(Severity::Warning, "read.directory", "'" + display_path + "' is a directory, not a file",
+              display_path, 0, "name the file itself, e.g. " + display_path + "/job.sbatch");
+    return std::nullopt;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                                              : "not a regular file";
+    diags.add(Severity::Warning, "discover.special-file",
+              "'" + display_path + "' is " + std::string(kind) + "; skipped (never opened)", display_path, 0,
+              "pass a regular file; save a pipe's output to a file first");
+    return std::nullopt;
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    diags.add(Severity::Warning, "read.too-large",
+              "'" + display_path + "' is " + std::to_string(st.st_size) + " bytes, over the " +
+                  std::to_string(max_bytes) + " this file may have; skipped",
+              display_path, 0, "is it the right file?");
+    return std::nullopt;
+  }
+  SourceFile file;
+  file.path = path;
+  file.display_path = display_path;
+  ReadLimits limits;
+  limits.max_decompressed_bytes = max_bytes;
+  std::unique_ptr<ByteSource> source = open_source(file, limits, diags);
+  if (!source) return std::nullopt;
+  std::string bytes;
+  char buffer[64 << 10];
+  while (std::size_t n = source->read(buffer, sizeof buffer)) bytes.append(buffer, n);
+  if (bytes.empty()) {
+    diags.add(Severity::Warning, "read.empty-file", "'" + display_path + "' is empty", display_path);
+    return std::nullopt;
+  }
+  return bytes;
+}
+
 std::unique_ptr<ByteSource> memory_source(std::string bytes, Compression compression,
                                           const std::string& display_path,
                                           DiagnosticSink& diags, const ReadLimits& limits) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/diagnostics.h"
@@ -40,6 +41,17 @@ std::unique_ptr<ByteSource> open_source(SourceFile& file, const ReadLimits& limi
 
 /// The compression of the file at `path` by its first bytes; None when it cannot be read.
 Compression sniff_compression(const std::string& path);
+
+/// Reads a small file named on the command line (a batch script) whole, with the log reader's
+/// checks and codes: a missing path is `read.open-failed`, a directory `read.directory`, a
+/// FIFO, socket or device `discover.special-file` (never opened, so nothing blocks), a file we
+/// may not read `discover.unreadable`, one over `max_bytes` `read.too-large`, an empty one
+/// `read.empty-file` (Warning: the file was asked for); compressed files are decompressed.
+/// Returns nullopt after a diagnostic in `diags` when there is nothing to use; the bytes
+/// otherwise (damage after the first bytes is a `read.*` diagnostic, the rest is kept).
+/// Text or binary is the caller's question (scan/line_splitter.h looks_binary).
+std::optional<std::string> read_whole_file(const std::string& path, const std::string& display_path,
+                                           std::uint64_t max_bytes, DiagnosticSink& diags);
 
 /// An in-memory source for tests and fuzzing; the bytes are copied. If `compression` is not
 /// None the bytes are decompressed like a file's would be.

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "lint/cuda_connections_rule.h"
+#include "lint/gpu_generation.h"
 #include "lint/shell_words.h"
 #include "match/rule_matcher.h"
 
@@ -308,7 +309,18 @@ class Model {
   static Words split_words(std::string_view v) {
     Words out;
     std::string cur;
-    for (char c : v) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const char c = v[i];
+      // `$(scontrol show hostnames ... | head -n1)` and `${X:-a b}` stay one word, as written
+      // (an array element such as `--master_addr $(...)` is one value).
+      if (c == '$' && i + 1 < v.size() && (v[i + 1] == '(' || v[i + 1] == '{')) {
+        const char open = v[i + 1], close = open == '(' ? ')' : '}';
+        std::size_t end = i + 2;
+        for (int depth = 1; end < v.size() && depth > 0; ++end) depth += v[end] == open ? 1 : v[end] == close ? -1 : 0;
+        cur.append(v.substr(i, end - i));
+        i = end - 1;
+        continue;
+      }
       if (c == ' ' || c == '\t' || c == '\n' || c == '(' || c == ')') {
         if (!cur.empty()) out.push_back(std::move(cur));
         cur.clear();
@@ -364,7 +376,9 @@ class Model {
         while (++j < w.size()) {  // array spread over words: NAME=( a b c )
           a.value += ' ';
           a.value += w[j];
-          if (w[j].ends_with(")")) break;
+          // The closing `)`; a whole `$(...)` element ends in one too, with its parens balanced.
+          const auto opens = std::count(w[j].begin(), w[j].end(), '(');
+          if (w[j].ends_with(")") && std::count(w[j].begin(), w[j].end(), ')') > opens) break;
         }
       }
       assignments.push_back(std::move(a));
@@ -670,28 +684,243 @@ void check_nproc_vs_gpus(const Model& m, Findings& out) {
   }
 }
 
-// A script shows two facts of the runbook rule (cuda_connections_rule.h), the FSDP and MoE-overlap
-// flags; the GPUs and parallel sizes it runs with may change between submissions. So a value set
-// for every run is right only where those flags alone fix it (32 with MoE overlap), and a 1 that
-// the FSDP clause forbids is a finding of its own.
+// --- CUDA_DEVICE_MAX_CONNECTIONS: the runbook rule applied to what the script shows ---------
+
+// Every value the script gives the Megatron option `name` (`--name N`, `--name=N`), expanded:
+// in a command's words (a `bash -c` body too) and in assigned values (`ARGS="..."`,
+// `GPT_ARGS=( ... )`), each with its line.
+std::vector<std::pair<std::string, std::uint64_t>> option_values(const Model& m, std::string_view name) {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  // `lines`: the line of each word, or null to say `line` for all.
+  auto scan = [&](const Words& w, std::size_t before, std::uint64_t line, const std::vector<std::uint64_t>* lines) {
+    for (std::size_t j = 0; j < w.size(); ++j) {
+      if (w[j].size() < 3 || !w[j].starts_with("--") || option_name(w[j]) != name) continue;
+      const std::size_t eq = w[j].find('=');
+      std::string value = eq != std::string::npos ? w[j].substr(eq + 1) : j + 1 < w.size() ? w[j + 1] : "";
+      out.emplace_back(m.expand(value, before), lines != nullptr && j < lines->size() ? (*lines)[j] : line);
+    }
+  };
+  for (std::size_t i = 0; i < m.s.commands.size(); ++i) {
+    const Command& c = m.s.commands[i];
+    scan(c.words, i, c.line, &c.word_lines);
+    for (const std::string& w : c.words)
+      if (is_assignment(w)) scan(Model::split_words(w.substr(w.find('=') + 1)), i, c.line, nullptr);
+  }
+  return out;
+}
+
+// True when every argument of the training program is in the script (literal, or a variable
+// the script assigns), so an option it does not pass has Megatron's default. `"$@"`, a variable
+// from the environment or a YAML config can carry any option.
+bool megatron_arguments_visible(const Model& m) {
+  if (m.launches.empty()) return false;
+  for (const Launch& l : m.launches) {
+    const Words& w = m.s.commands[l.command].words;
+    std::size_t program = l.launcher + 1;
+    while (program < w.size() && !w[program].ends_with(".py")) ++program;
+    if (program >= w.size()) return false;
+    auto hides_options = [&](const Words& words, std::size_t from, int depth, auto& self) -> bool {
+      for (std::size_t j = from; j < words.size(); ++j) {
+        const std::string& word = words[j];
+        if (option_name(word) == "--yaml-cfg" || word.ends_with(".yaml") || word.ends_with(".yml")) return true;
+        if (!word.starts_with("$")) continue;
+        const bool is_value = j > from && words[j - 1].starts_with("-") && words[j - 1].find('=') == std::string::npos;
+        if (is_value) continue;
+        const std::string name = Model::variable_reference(word);
+        const Assignment* a = name.empty() ? nullptr : m.latest(name, l.command);
+        if (a == nullptr || a->conditional || depth > 4) return true;
+        if (self(Model::split_words(a->value), 0, depth + 1, self)) return true;
+      }
+      return false;
+    };
+    if (hides_options(w, program + 1, 0, hides_options)) return false;
+  }
+  return true;
+}
+
+// A parallel size as the script shows it: its value, or why it is unknown.
+struct SizeReading {
+  std::optional<long long> value;
+  std::string shown;    // `TP=2 (line 37)`, `TP=1 (Megatron's default)`
+  std::string unknown;  // why there is no value
+};
+
+SizeReading parallel_size(const Model& m, std::string_view option, std::string_view label, bool args_visible) {
+  SizeReading r;
+  const auto values = option_values(m, option);
+  if (values.empty()) {
+    if (args_visible) {
+      r.value = 1;
+      r.shown = std::string(label) + "=1 (Megatron's default)";
+    } else {
+      r.unknown = "the script does not pass " + std::string(option) + " where lint can see it";
+    }
+    return r;
+  }
+  for (const auto& [text, line] : values) {
+    const std::optional<long> n = to_count(text);
+    if (!n) {
+      r.unknown = std::string(option) + " is `" + text + "` (line " + std::to_string(line) + ")" +
+                  (text.find('$') != std::string::npos ? ", set outside the script" : ", not a number");
+      return r;
+    }
+    if (r.value && *r.value != *n) {
+      r.value.reset();
+      r.unknown = std::string(option) + " differs between lines " + std::to_string(values.front().second) +
+                  " and " + std::to_string(line);
+      return r;
+    }
+    r.value = *n;
+    if (r.shown.empty()) r.shown = std::string(label) + "=" + text + " (line " + std::to_string(line) + ")";
+  }
+  return r;
+}
+
+// The GPU generation the script asks SLURM for: a GPU type in `--gres`/`--gpus*`, else the
+// constraint, else the partition's name (`gpu-h100`). A text naming two generations (a
+// constraint `h100|b200`) says nothing.
+struct GpuReading {
+  GpuGeneration generation = GpuGeneration::Unknown;
+  std::string shown;  // `Hopper (#SBATCH --partition=gpu-h100, line 4)`
+};
+
+GpuReading script_gpus(const Model& m) {
+  GpuReading r;
+  if (m.opts.gpus == nullptr) return r;
+  const std::initializer_list<std::string_view> sources[] = {
+      {"--gres"}, {"--gpus-per-node"}, {"--gpus"}, {"--gpus-per-task"}, {"--constraint", "-C"},
+      {"--partition", "-p"}};
+  for (auto names : sources) {
+    auto hit = m.sbatch(names);
+    if (!hit) continue;
+    std::string upper = hit->first;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
+    GpuGeneration found = GpuGeneration::Unknown;
+    bool several = false;
+    for (const GpuGenerationEntry& e : *m.opts.gpus) {
+      const bool named = std::any_of(e.models.begin(), e.models.end(),
+                                     [&](const std::string& part) { return upper.find(part) != std::string::npos; });
+      if (!named) continue;
+      several = several || (found != GpuGeneration::Unknown && found != e.generation);
+      found = e.generation;
+    }
+    if (found == GpuGeneration::Unknown || several) continue;
+    r.generation = found;
+    std::string name(generation_name(found));
+    if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+    r.shown = name + " (#SBATCH " + std::string(*names.begin()) + "=" + hit->first + ", line " +
+              std::to_string(hit->second) + ")";
+    return r;
+  }
+  return r;
+}
+
+// The runbook rule (cuda_connections_rule.h) on the script's own TP, CP, FSDP and MoE-overlap
+// settings and GPUs. A value that contradicts what the script shows is a finding, and so is no
+// value where the script's setup needs one; what the script does not show is a note.
 void check_cuda_device_max_connections(const Model& m, Findings& out) {
   auto fsdp = m.find_flag({"--use-torch-fsdp2", "--use-megatron-fsdp", "--use-custom-fsdp"});
   auto moe_overlap = m.find_flag({"--overlap-moe-expert-parallel-comm"});
-  CudaConnectionsSetup with_fsdp, with_moe_overlap;
-  with_fsdp.fsdp = true;
-  with_moe_overlap.moe_overlap = true;
-  const CudaConnectionsValue fsdp_needs = cuda_connections_requirement(with_fsdp).value;
-  const CudaConnectionsValue moe_overlap_needs = cuda_connections_requirement(with_moe_overlap).value;
+  const bool args_visible = megatron_arguments_visible(m);
+  const SizeReading tp = parallel_size(m, "--tensor-model-parallel-size", "TP", args_visible);
+  const SizeReading cp = parallel_size(m, "--context-parallel-size", "CP", args_visible);
+  const GpuReading gpus = script_gpus(m);
+
+  CudaConnectionsSetup setup;
+  setup.gpu = gpus.generation;
+  setup.tp = tp.value;
+  setup.cp = cp.value;
+  setup.fsdp = fsdp.has_value();
+  setup.moe_overlap = moe_overlap.has_value();
+  const CudaConnectionsRequirement need = cuda_connections_requirement(setup);
+
+  std::string sizes;  // `TP=2 (line 37), CP=1 (Megatron's default)`: the sizes above 1 first
+  for (const SizeReading* s : {&tp, &cp})
+    if (s->value && *s->value > 1) sizes += (sizes.empty() ? "" : ", ") + s->shown;
+  if (sizes.empty())
+    for (const SizeReading* s : {&tp, &cp})
+      if (s->value) sizes += (sizes.empty() ? "" : ", ") + s->shown;
+  std::string unknown;
+  if (!tp.value) unknown = tp.unknown;
+  if (!cp.value) unknown += (unknown.empty() ? "" : "; ") + cp.unknown;
+  if (gpus.generation == GpuGeneration::Unknown)
+    unknown += (unknown.empty() ? "" : "; ") +
+               std::string("the script does not name its GPUs (no GPU type in --gres/--gpus, constraint or partition)");
+
+  const Assignment* set = nullptr;
+  bool set_conditionally = false;
   for (const Assignment& a : m.assignments) {
-    if (a.name != "CUDA_DEVICE_MAX_CONNECTIONS" || a.conditional) continue;
-    std::string v = m.expand(a.value, a.command);
-    if (fsdp && !cuda_connections_value_fits(fsdp_needs, v)) {
-      add(m, out, a.line, "lint.cuda-device-max-connections", "fsdp",
-          {{"flag", fsdp->first}, {"flag_line", std::to_string(fsdp->second)}});
-    } else if (!(moe_overlap && cuda_connections_value_fits(moe_overlap_needs, v))) {
-      add(m, out, a.line, "lint.cuda-device-max-connections",
-          moe_overlap ? "every-run-moe-overlap" : "every-run", {{"value", a.value}});
+    if (a.name != "CUDA_DEVICE_MAX_CONNECTIONS") continue;
+    if (a.conditional) set_conditionally = true;
+    else set = &a;  // the last unconditional one is the value the launch sees
+  }
+  auto note = [&](std::uint64_t line, std::string_view variant, const Values& values) {
+    add(m, out, line, "lint.cuda-device-max-connections", variant, values);
+    out.back().note = true;
+  };
+
+  if (set == nullptr) {
+    // A value set under a condition was chosen with care; none at all only matters where the
+    // setup needs one (1 or 32) and says so.
+    if (set_conditionally || m.launches.empty()) return;
+    // Set some other way lint does not model (`srun --export=...,CUDA_DEVICE_MAX_CONNECTIONS=1`,
+    // `env CUDA_DEVICE_MAX_CONNECTIONS=1 ...`): nothing to say.
+    for (const Command& c : m.s.commands)
+      for (const std::string& w : c.words)
+        if (w.find("CUDA_DEVICE_MAX_CONNECTIONS") != std::string::npos) return;
+    const std::uint64_t line = m.s.commands[m.launches.front().command].line;
+    // A file the script sources may export it: then lint cannot tell.
+    std::string sourced;
+    for (const Command& c : m.s.commands) {
+      const std::size_t p = program_index(c.words);
+      if (p + 1 < c.words.size() && (c.words[p] == "source" || c.words[p] == ".") && sourced.empty())
+        sourced = c.words[p + 1] + " (line " + std::to_string(c.line) + ")";
     }
+    if (!sourced.empty() && (need.value == CudaConnectionsValue::One || need.value == CudaConnectionsValue::ThirtyTwo)) {
+      note(line, "missing-sourced", {{"setup", need.value == CudaConnectionsValue::One ? sizes : moe_overlap->first},
+                                     {"value", need.required}, {"path", sourced}});
+      return;
+    }
+    if (need.value == CudaConnectionsValue::ThirtyTwo) {
+      add(m, out, line, "lint.cuda-device-max-connections", "missing-32",
+          {{"flag", moe_overlap->first}, {"flag_line", std::to_string(moe_overlap->second)}});
+    } else if (need.value == CudaConnectionsValue::One) {
+      if (gpus.generation == GpuGeneration::Unknown)
+        note(line, "missing-gpu-unknown", {{"setup", sizes}, {"unknown", unknown}});
+      else
+        add(m, out, line, "lint.cuda-device-max-connections", "missing-1", {{"setup", sizes}, {"gpu", gpus.shown}});
+    }
+    return;
+  }
+  const std::string value = m.expand(set->value, set->command);
+  const Values shown{{"value", value}, {"setup", sizes}, {"gpu", gpus.shown}, {"unknown", unknown}};
+  switch (need.value) {
+    case CudaConnectionsValue::NotOne:
+      if (!cuda_connections_value_fits(need.value, value))
+        add(m, out, set->line, "lint.cuda-device-max-connections", "fsdp",
+            {{"flag", fsdp->first}, {"flag_line", std::to_string(fsdp->second)}});
+      return;
+    case CudaConnectionsValue::ThirtyTwo:
+      if (!cuda_connections_value_fits(need.value, value))
+        add(m, out, set->line, "lint.cuda-device-max-connections", "moe-overlap",
+            {{"value", value}, {"flag", moe_overlap->first}, {"flag_line", std::to_string(moe_overlap->second)}});
+      return;
+    case CudaConnectionsValue::One:
+      if (cuda_connections_value_fits(need.value, value)) return;
+      if (gpus.generation == GpuGeneration::Unknown)
+        note(set->line, "gpu-unknown", shown);
+      else
+        add(m, out, set->line, "lint.cuda-device-max-connections", "needs-1", shown);
+      return;
+    case CudaConnectionsValue::Unset:
+      if (gpus.generation == GpuGeneration::Blackwell)
+        note(set->line, "blackwell", shown);
+      else if (value == "1")  // with TP=1 and CP=1 a 1 only serialises kernels; other values are the default's kind
+        add(m, out, set->line, "lint.cuda-device-max-connections", "not-needed", shown);
+      return;
+    case CudaConnectionsValue::Undecided:
+      note(set->line, "undecided", shown);
+      return;
   }
 }
 
@@ -776,6 +1005,69 @@ void check_node_local_paths(const Model& m, Findings& out) {
   }
 }
 
+// --- suppression -------------------------------------------------------------------------
+
+// `# megatriage: disable=lint.a,lint.b` (the `lint.` may be left out): the rule ids it names.
+std::vector<std::string> disabled_by_comment(std::string_view line) {
+  static constexpr std::string_view kMarker = "megatriage: disable=";
+  const std::size_t hash = line.find('#');
+  const std::size_t at = hash == std::string_view::npos ? hash : line.find(kMarker, hash);
+  if (at == std::string_view::npos) return {};
+  std::string_view list = line.substr(at + kMarker.size());
+  list = list.substr(0, list.find_first_of(" \t\r"));
+  std::vector<std::string> ids;
+  for (std::size_t start = 0; start < list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    std::string id(list.substr(start, comma - start));
+    if (!id.empty()) ids.push_back(id.starts_with("lint.") ? id : "lint." + id);
+    start = comma + 1;
+  }
+  return ids;
+}
+
+// Marks the findings that a disable comment or `--disable` turns off. A comment counts on the
+// finding's line or on any line of the command that starts there (the end of a continued
+// command is the only place a comment can go); a comment alone on its line before the first
+// command counts for the whole file.
+void apply_suppressions(std::string_view script, const Model& m, Findings& findings) {
+  std::map<std::uint64_t, std::vector<std::string>> by_line;
+  std::vector<std::string> whole_file = m.opts.disabled;
+  const std::uint64_t first_command = m.s.commands.empty() ? UINT64_MAX : m.s.commands.front().line;
+  std::uint64_t number = 0;
+  for (std::size_t start = 0; start < script.size();) {
+    const std::size_t end = std::min(script.find('\n', start), script.size());
+    const std::string_view line = script.substr(start, end - start);
+    start = end + 1;
+    ++number;
+    std::vector<std::string> ids = disabled_by_comment(line);
+    if (ids.empty()) continue;
+    const std::size_t first = line.find_first_not_of(" \t");
+    const bool alone = first != std::string_view::npos && line[first] == '#' && !line.substr(first).starts_with("#SBATCH");
+    auto& to = alone && number < first_command ? whole_file : by_line[number];
+    to.insert(to.end(), ids.begin(), ids.end());
+  }
+  auto names = [](const std::vector<std::string>& ids, const std::string& rule) {
+    return std::find(ids.begin(), ids.end(), rule) != ids.end();
+  };
+  for (LintFinding& f : findings) {
+    if (names(whole_file, f.rule)) {
+      f.suppressed = true;
+      continue;
+    }
+    // The lines of the shortest command that starts on the finding's line.
+    std::uint64_t last = f.line;
+    bool seen = false;
+    for (const Command& c : m.s.commands) {
+      if (c.line != f.line || c.word_lines.empty()) continue;
+      const std::uint64_t end = *std::max_element(c.word_lines.begin(), c.word_lines.end());
+      last = seen ? std::min(last, end) : end;
+      seen = true;
+    }
+    for (auto it = by_line.lower_bound(f.line); it != by_line.end() && it->first <= last && !f.suppressed; ++it)
+      f.suppressed = names(it->second, f.rule);
+  }
+}
+
 }  // namespace
 
 std::vector<LintFinding> lint_script(std::string_view script, const LintOptions& options) {
@@ -791,6 +1083,7 @@ std::vector<LintFinding> lint_script(std::string_view script, const LintOptions&
     check_cuda_device_max_connections(m, out);
     check_node_local_paths(m, out);
     check_no_venv(m, out);
+    apply_suppressions(script, m, out);
   } catch (...) {
     // Only allocation failure can get here; keep what was found rather than throw.
   }
@@ -808,13 +1101,37 @@ std::vector<LintFinding> lint_script(std::string_view script, const LintOptions&
 std::string render_lint(const std::string& path, const std::vector<LintFinding>& findings) {
   std::string out;
   for (const LintFinding& f : findings) {
+    if (f.suppressed) continue;
     out += path;
     if (f.line > 0) out += ':' + std::to_string(f.line);
-    out += ": " + f.rule + ": " + f.why + "\n  fix: ";
+    out += std::string(f.note ? ": note: " : ": ") + f.rule + ": " + f.why + "\n  fix: ";
     for (char c : f.fix) out += c == '\n' ? std::string("\n       ") : std::string(1, c);
     out += '\n';
   }
   return out;
+}
+
+void LintTally::add(const std::vector<LintFinding>& found) {
+  ++scripts;
+  for (const LintFinding& f : found) {
+    if (f.note) {
+      notes += f.suppressed ? 0 : 1;
+      continue;
+    }
+    ++findings;
+    suppressed += f.suppressed ? 1 : 0;
+  }
+}
+
+std::string render_lint_summary(const LintTally& t) {
+  auto count = [](std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  std::string out = count(t.scripts, "script", "scripts") + ", " + count(t.findings, "finding", "findings");
+  if (t.suppressed > 0) out += " (" + std::to_string(t.suppressed) + " suppressed)";
+  if (t.notes > 0) out += ", " + count(t.notes, "note", "notes");
+  if (t.not_linted > 0) out += ", " + count(t.not_linted, "path", "paths") + " not linted";
+  return out + "\n";
 }
 
 }  // namespace megatriage

@@ -28,7 +28,7 @@ constexpr std::string_view kSlurmStatePlaceholders[] = {
 constexpr std::string_view kLintPlaceholders[] = {
     "value",    "nodes", "path",     "count",   "variable",  "assigned",  "assigned_line",
     "gpus",     "gpu_option", "gpu_line", "missing", "effects", "arguments", "flag",
-    "flag_line", "what", "expanded", "work_tree"};
+    "flag_line", "what", "expanded", "work_tree", "setup", "gpu", "unknown"};
 
 }  // namespace
 

@@ -60,7 +60,8 @@ struct LintRuleEntry {
 
 /// True for a `{name}` lint.cc fills in a lint text: value, nodes, path, count, variable,
 /// assigned, assigned_line, gpus, gpu_option, gpu_line, missing, effects, arguments, flag,
-/// flag_line, what, expanded, work_tree. (`${NAME}` in a text is shell, not a placeholder.)
+/// flag_line, what, expanded, work_tree, setup, gpu, unknown. (`${NAME}` in a text is shell,
+/// not a placeholder.)
 bool is_lint_placeholder(std::string_view name);
 
 /// The words of variant `variant` of finding `rule`; null when the table lacks the entry or

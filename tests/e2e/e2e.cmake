@@ -30,6 +30,9 @@ add_test(NAME e2e.cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/cli_test.sh $<T
                               ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})
 add_test(NAME e2e.lint COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/lint_test.sh $<TARGET_FILE:megatriage>
                                ${CMAKE_SOURCE_DIR}/fixtures/lint)
+add_test(NAME e2e.script-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/script_input_test.sh
+                                       $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})
+set_tests_properties(e2e.script-input PROPERTIES TIMEOUT 300)
 add_test(NAME e2e.watch COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/watch_test.sh $<TARGET_FILE:megatriage> ${JSON_GET})
 add_test(NAME e2e.postmortem-fallback COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/postmortem_fallback_test.sh
                                            $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})

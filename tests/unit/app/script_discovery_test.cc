@@ -1,6 +1,8 @@
-// script_discovery: --script wins; otherwise sbatch scripts beside or above a log directory.
+// script_discovery: --script wins; otherwise the sbatch scripts beside or above a log directory whose
+// output names fit the logs, the others named in an info diagnostic.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -11,24 +13,57 @@ using namespace megatriage;
 
 TEST_SUITE("script_discovery") {
 TEST_CASE("script_discovery: given scripts are used as given") {
-  CHECK(find_scripts({"a.sbatch", "b"}, {"/nonexistent"}) == std::vector<std::string>{"a.sbatch", "b"});
+  DiagnosticSink diags;
+  CHECK(find_scripts({"a.sbatch", "b"}, {"/nonexistent"}, {}, diags) == std::vector<std::string>{"a.sbatch", "b"});
+  CHECK(diags.empty());
 }
 
-TEST_CASE("script_discovery: scripts in the log directory and its parent, sorted, each once") {
+TEST_CASE("script_discovery: output patterns against log names") {
+  CHECK(output_pattern_matches("logs/%x-%j.out", "megatron", "logs/megatron-25.out"));
+  CHECK(output_pattern_matches("logs/%x-%j.out", "", "logs/anything-25.out"));
+  CHECK(output_pattern_matches("/abs/out/%x_%A_%a.err", "train", "x/train_7_3.err"));
+  CHECK(output_pattern_matches("slurm-%j.out", "s", "slurm-123.out"));
+  CHECK(output_pattern_matches("%N-%4j.log", "s", "node07-0042.log"));
+  CHECK(output_pattern_matches("100%%-%j.out", "s", "100%-9.out"));
+  CHECK_FALSE(output_pattern_matches("logs/%x-%j.out", "megatron", "logs/other-25.out"));
+  CHECK_FALSE(output_pattern_matches("logs/%x-%j.out", "megatron", "logs/megatron-ab.out"));
+  CHECK_FALSE(output_pattern_matches("logs/%x-%j.out", "megatron", "logs/megatron-25.err"));
+  CHECK_FALSE(output_pattern_matches("slurm-%j.out", "s", "rank0.err"));
+}
+
+TEST_CASE("script_discovery: only the scripts whose output names fit the logs, sorted, each once") {
   namespace fs = std::filesystem;
   const fs::path root = fs::temp_directory_path() / "megatriage-script-discovery-test";
   fs::remove_all(root);
   fs::create_directories(root / "logs" / "sub");
-  for (const char* name : {"z.slurm", "a.sbatch", "notes.txt", "logs/inner.sbatch", "logs/sub/deep.sbatch"})
-    std::ofstream(root / name) << "#!/bin/bash\n";
+  auto write = [&](const char* name, const std::string& text) { std::ofstream(root / name) << text; };
+  const std::string ours = "#!/bin/bash\n#SBATCH --job-name=megatron\n#SBATCH --output=logs/%x-%j.out\nsrun hostname\n";
+  write("z.slurm", ours);
+  write("a.sbatch", "#!/bin/bash\n#SBATCH -J eval -o logs/%x-%j.out\nsrun hostname\n");  // another job's
+  write("notes.txt", ours);
+  write("logs/inner.sbatch", "#!/bin/bash\nsrun hostname\n");  // SLURM's default slurm-%j.out
+  write("logs/sub/deep.sbatch", ours);
+  write("logs/empty.sbatch", "");
   fs::create_directories(root / "dir.sbatch");  // a directory with the extension is no script
 
   const std::string logs = (root / "logs").string();
-  const std::vector<std::string> found = find_scripts({}, {logs, logs});
-  CHECK(found == std::vector<std::string>{(root / "logs" / "inner.sbatch").string(),
-                                          (root / "a.sbatch").string(), (root / "z.slurm").string()});
-  CHECK(find_scripts({}, {(root / "logs" / "inner.sbatch").string()}).empty());  // not a directory
-  CHECK(find_scripts({}, {(root / "missing").string()}).empty());
+  const std::vector<std::string> names = {"logs/megatron-25.out", "logs/slurm-25.out"};
+  DiagnosticSink diags;
+  std::vector<std::string> found = find_scripts({}, {logs, logs}, names, diags);
+  CHECK(found == std::vector<std::string>{(root / "logs" / "inner.sbatch").string(), (root / "z.slurm").string()});
+  std::vector<std::string> left_out;
+  for (const Diagnostic& d : diags.items()) {
+    CHECK(d.code == "lint.script-not-attached");
+    CHECK(d.severity == Severity::Info);
+    left_out.push_back(std::filesystem::path(d.path).filename().string());
+  }
+  std::sort(left_out.begin(), left_out.end());
+  CHECK(left_out == std::vector<std::string>{"a.sbatch", "dir.sbatch", "empty.sbatch"});
+
+  DiagnosticSink none;
+  CHECK(find_scripts({}, {logs}, {"logs/rank0.err"}, none).empty());  // no log name fits
+  CHECK(find_scripts({}, {(root / "logs" / "inner.sbatch").string()}, names, none).empty());  // not a directory
+  CHECK(find_scripts({}, {(root / "missing").string()}, names, none).empty());
   fs::remove_all(root);
 }
 }

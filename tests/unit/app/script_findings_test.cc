@@ -22,7 +22,8 @@ const std::string kScript =
     "#SBATCH --ntasks-per-node=1\n"
     "srun torchrun --nproc_per_node=8 pretrain_gpt.py\n";
 
-const std::vector<LintRuleEntry>& lint_rules() { return test::repo_matcher().tables().lint_rules; }
+const KnowledgeTables& tables() { return test::repo_matcher().tables(); }
+const std::vector<LintRuleEntry>& lint_rules() { return tables().lint_rules; }
 
 std::string write_temp(const std::string& name, const std::string& text) {
   auto dir = std::filesystem::temp_directory_path() / "megatriage-script-findings-test";
@@ -61,7 +62,7 @@ TEST_CASE("script_findings: findings go before the advice, as failed checks with
   rc.checks.push_back(advice_check("advice two", ""));
   report.root_cause = rc;
   DiagnosticSink diags;
-  add_script_findings(report, {path}, lint_rules(), diags);
+  add_script_findings(report, {path}, tables(), diags);
 
   CHECK(diags.items().empty());
   REQUIRE(report.scripts.size() == 1);
@@ -87,11 +88,56 @@ TEST_CASE("script_findings: no root cause lists the script only; an unreadable o
   const std::string path = write_temp("plain.sbatch", kScript);
   Report report;
   DiagnosticSink diags;
-  add_script_findings(report, {path, path + ".missing"}, lint_rules(), diags);
+  add_script_findings(report, {path, path + ".missing"}, tables(), diags);
   CHECK(report.scripts == std::vector<std::string>{path});
   CHECK_FALSE(report.root_cause);
   REQUIRE(diags.items().size() == 1);
-  CHECK(diags.items()[0].code == "lint.script-unreadable");
+  CHECK(diags.items()[0].code == "read.open-failed");
   CHECK(diags.items()[0].severity == Severity::Warning);
+}
+
+TEST_CASE("script_findings: a directory, an empty file or a log given as the script is a warning, not a crash") {
+  const std::string dir = std::filesystem::path(write_temp("x.sbatch", kScript)).parent_path().string();
+  const std::string empty = write_temp("empty.sbatch", "");
+  const std::string log = write_temp("rank0.err", "[rank0]: RuntimeError: boom\n");
+  Report report;
+  DiagnosticSink diags;
+  add_script_findings(report, {dir, empty, log}, tables(), diags);
+  CHECK(report.scripts.empty());
+  REQUIRE(diags.items().size() == 3);
+  CHECK(diags.items()[0].code == "read.directory");
+  CHECK(diags.items()[1].code == "read.empty-file");
+  CHECK(diags.items()[2].code == "lint.not-a-script");
+}
+
+TEST_CASE("script_findings: suppressed findings and notes are not checks") {
+  const std::string path = write_temp("quiet.sbatch", "# megatriage: disable=lint.bare-torchrun,lint.launcher-args\n" + kScript);
+  Report report;
+  report.root_cause = RootCauseReport{};
+  DiagnosticSink diags;
+  add_script_findings(report, {path}, tables(), diags);
+  for (const CheckResult& c : report.root_cause->checks) {
+    CAPTURE(c.id);
+    CHECK(c.id != "lint.bare-torchrun");
+    CHECK(c.id != "lint.launcher-args");
+  }
+}
+
+TEST_CASE("script_findings: a script SLURM printed, its header dropped, lines as the script's") {
+  Report report;
+  report.root_cause = RootCauseReport{};
+  DiagnosticSink diags;
+  add_script_text_findings(report, "sacct:25", "Batch Script for 25\n----------\n" + kScript, tables(), diags);
+  CHECK(diags.items().empty());
+  CHECK(report.scripts == std::vector<std::string>{"sacct:25"});
+  bool torchrun = false;
+  for (const CheckResult& c : report.root_cause->checks)
+    if (c.id == "lint.bare-torchrun") torchrun = c.detail.rfind("sacct:25:4: ", 0) == 0;
+  CHECK(torchrun);
+  Report other;
+  add_script_text_findings(other, "sacct:26", "Batch Script for 26\n(null)\n", tables(), diags);
+  CHECK(other.scripts.empty());
+  REQUIRE(diags.items().size() == 1);
+  CHECK(diags.items()[0].code == "lint.not-a-script");
 }
 }

@@ -72,14 +72,17 @@ std::map<std::string, std::string> facts_of(const Case& c, const std::string& va
   return f;
 }
 
-std::vector<LintFinding> cdmc_findings(bool fsdp, bool moe_overlap, const std::string& value) {
-  std::string script = "#!/bin/bash\n#SBATCH --nodes=2\nexport CUDA_DEVICE_MAX_CONNECTIONS=" + value +
+// `partition` names the GPUs (`gpu-h100`) or not (`batch`).
+std::vector<LintFinding> cdmc_findings(const std::string& partition, bool fsdp, bool moe_overlap,
+                                       const std::string& value) {
+  std::string script = "#!/bin/bash\n#SBATCH --partition=" + partition + "\nexport CUDA_DEVICE_MAX_CONNECTIONS=" + value +
                        "\nsrun python pretrain_gpt.py --tensor-model-parallel-size 2" +
                        (fsdp ? " --use-torch-fsdp2" : "") +
                        (moe_overlap ? " --overlap-moe-expert-parallel-comm" : "") + "\n";
   LintOptions options;
   options.check_filesystem = false;
   options.texts = &test::repo_matcher().tables().lint_rules;
+  options.gpus = &test::repo_matcher().tables().gpu_generations;
   std::vector<LintFinding> out;
   for (LintFinding& f : lint_script(script, options))
     if (f.rule == "lint.cuda-device-max-connections") out.push_back(std::move(f));
@@ -136,29 +139,41 @@ TEST_CASE("cuda_connections_rule: the checks stage reports what the rule decides
   }
 }
 
-TEST_CASE("cuda_connections_rule: lint flags a value set for every run unless the script's flags fix it") {
+TEST_CASE("cuda_connections_rule: lint judges the value by the script's TP, FSDP, MoE overlap and GPUs") {
   struct LintCase {
+    const char* partition;
     bool fsdp, moe_overlap;
     const char* value;
     const char* expect;  // "": no finding; else a piece of the finding's why
+    bool note;           // the finding is a note (what the script does not show)
   };
+  // Every script runs TP 2.
   const LintCase cases[] = {
-      {false, false, "1", "set for every run"},  {false, false, "32", "set for every run"},
-      {false, true, "32", ""},                   {false, true, "1", "wants 32"},
-      {true, false, "1", "must not run with 1"}, {true, false, "2", "set for every run"},
-      {true, true, "32", ""},                    {true, true, "1", "must not run with 1"},
+      {"gpu-h100", false, false, "1", "", false},  // the runbook's own recommendation
+      {"gpu-h100", false, false, "32", "needs 1 there", false},
+      {"batch", false, false, "1", "", false},  // 1 is right unless Blackwell: nothing to say
+      {"batch", false, false, "8", "Lint cannot tell", true},
+      {"gb200", false, false, "1", "no effect", true},
+      {"batch", false, true, "32", "", false},
+      {"batch", false, true, "1", "wants 32", false},
+      {"gpu-h100", true, false, "1", "must not run with 1", false},
+      {"gpu-h100", true, false, "2", "", false},
+      {"batch", true, true, "32", "", false},
+      {"batch", true, true, "1", "must not run with 1", false},
   };
   for (const LintCase& c : cases) {
+    CAPTURE(c.partition);
     CAPTURE(c.fsdp);
     CAPTURE(c.moe_overlap);
     CAPTURE(c.value);
-    auto found = cdmc_findings(c.fsdp, c.moe_overlap, c.value);
+    auto found = cdmc_findings(c.partition, c.fsdp, c.moe_overlap, c.value);
     if (*c.expect == '\0') {
       CHECK(found.empty());
     } else {
       REQUIRE(found.size() == 1);
       CHECK(found[0].line == 3);
-      CHECK(found[0].why.find(c.expect) != std::string::npos);
+      CHECK(found[0].note == c.note);
+      CHECK_MESSAGE(found[0].why.find(c.expect) != std::string::npos, found[0].why);
     }
   }
 }

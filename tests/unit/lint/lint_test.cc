@@ -82,6 +82,7 @@ std::vector<LintFinding> lint(const std::string& s, bool fs = false) {
   LintOptions o;
   o.check_filesystem = fs;
   o.texts = &test::repo_matcher().tables().lint_rules;
+  o.gpus = &test::repo_matcher().tables().gpu_generations;
   return lint_script(s, o);
 }
 
@@ -297,12 +298,14 @@ TEST_CASE("lint: nproc-vs-gpus") {
 
 TEST_CASE("lint: cuda-device-max-connections") {
   const std::string comment = "#   export CUDA_DEVICE_MAX_CONNECTIONS=1";
-  SUBCASE("an unconditional export is advice") {
+  const std::string tp1 = "--tensor-model-parallel-size 1 --pipeline-model-parallel-size 2";
+  SUBCASE("1 with TP=1 and CP=1 is not needed: the finding names the sizes") {
     auto f = lint(with(kTemplate, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1"));
     REQUIRE(f.size() == 1);
     CHECK(f[0].line == 22);
     CHECK(f[0].rule == "lint.cuda-device-max-connections");
-    CHECK(f[0].why.find("set for every run") != std::string::npos);
+    CHECK_FALSE(f[0].note);
+    CHECK_MESSAGE(f[0].why.find("TP=1 (line 34)") != std::string::npos, f[0].why);
   }
   SUBCASE("inside if/case, after && or commented: no finding") {
     CHECK(ids(with(kTemplate, comment,
@@ -313,6 +316,81 @@ TEST_CASE("lint: cuda-device-max-connections") {
     CHECK(ids(with(kTemplate, comment,
                    "[[ $TP -gt 1 ]] && export CUDA_DEVICE_MAX_CONNECTIONS=1")) == V{});
     CHECK(ids(kTemplate) == V{});
+  }
+  SUBCASE("the runbook's recommendation: TP 2 on H100 without FSDP, exporting 1, is clean") {
+    const std::string tp2 = with(kTemplate, tp1, "--tensor-model-parallel-size 2");
+    CHECK(ids(with(tp2, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1")) == V{});
+    // The size through a variable, plain or braced, or an argument array.
+    const std::string var = with(with(kTemplate, comment, "TP=2\nexport CUDA_DEVICE_MAX_CONNECTIONS=1"), tp1,
+                                 "--tensor-model-parallel-size ${TP}");
+    CHECK(ids(var) == V{});
+    CHECK(ids(with(var, "${TP}", "$TP")) == V{});
+    const std::string array = with(with(kTemplate, comment,
+                                        "GPT_ARGS=(\n  --tensor-model-parallel-size 2\n  --context-parallel-size 1\n)\n"
+                                        "export CUDA_DEVICE_MAX_CONNECTIONS=1"),
+                                   tp1, "${GPT_ARGS[@]}");
+    CHECK(ids(array) == V{});
+    // CP>1 needs 1 as TP>1 does.
+    CHECK(ids(with(with(kTemplate, tp1, "--context-parallel-size 2"), comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1")) ==
+          V{});
+  }
+  SUBCASE("what contradicts the script's TP on Hopper: another value, or none") {
+    const std::string tp2 = with(kTemplate, tp1, "--tensor-model-parallel-size 2");
+    auto f = lint(with(tp2, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=8"));
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].line == 22);
+    CHECK_FALSE(f[0].note);
+    CHECK(f[0].why.find("TP=2") != std::string::npos);
+    CHECK(f[0].why.find("gpu-h100") != std::string::npos);
+    auto missing = lint(tp2);
+    REQUIRE(missing.size() == 1);
+    CHECK(missing[0].line == kLauncherLine);
+    CHECK_FALSE(missing[0].note);
+    CHECK(missing[0].why.find("not set") != std::string::npos);
+    // Set where lint does not look: nothing, or a note when a sourced file may set it.
+    CHECK(ids(with(tp2, "srun --ntasks", "srun --export=ALL,CUDA_DEVICE_MAX_CONNECTIONS=1 --ntasks")) == V{});
+    auto sourced = lint(with(tp2, "set -euo pipefail", "set -euo pipefail; source ./env.sh"));
+    REQUIRE(sourced.size() == 1);
+    CHECK(sourced[0].note);
+    CHECK(sourced[0].why.find("./env.sh (line 12)") != std::string::npos);
+  }
+  SUBCASE("what the script does not show is a note, not a finding") {
+    // No GPU type anywhere: TP 2 without the export might be Blackwell.
+    const std::string tp2 = with(with(kTemplate, tp1, "--tensor-model-parallel-size 2"), "--partition=gpu-h100",
+                                 "--partition=batch");
+    auto f = lint(tp2);
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].note);
+    CHECK(f[0].why.find("does not name its GPUs") != std::string::npos);
+    CHECK(ids(with(tp2, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1")) == V{});
+    // TP from the environment: lint cannot tell whether 1 is right.
+    auto env = lint(with(with(kTemplate, tp1, "--tensor-model-parallel-size $TP"), comment,
+                         "export CUDA_DEVICE_MAX_CONNECTIONS=1"));
+    REQUIRE(env.size() == 1);
+    CHECK(env[0].note);
+    CHECK(env[0].why.find("cannot tell") != std::string::npos);
+    // Arguments handed in from outside ("$@") may hold any TP.
+    auto outside = lint(with(with(kTemplate, tp1, "\"$@\""), comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1"));
+    REQUIRE(outside.size() == 1);
+    CHECK(outside[0].note);
+    // On Blackwell the variable has no effect: a note.
+    auto blackwell = lint(with(with(with(kTemplate, tp1, "--tensor-model-parallel-size 2"), "--partition=gpu-h100",
+                                    "--partition=gb200"),
+                               comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1"));
+    REQUIRE(blackwell.size() == 1);
+    CHECK(blackwell[0].note);
+    CHECK(blackwell[0].why.find("Blackwell") != std::string::npos);
+  }
+  SUBCASE("the GPU type from --gres or a constraint") {
+    const std::string tp2 = with(with(kTemplate, tp1, "--tensor-model-parallel-size 2"), "--partition=gpu-h100",
+                                 "--partition=batch");
+    auto gres = lint(with(tp2, "--gpus-per-node=8", "--gres=gpu:a100:8"));
+    REQUIRE(gres.size() == 1);
+    CHECK_FALSE(gres[0].note);
+    CHECK(gres[0].why.find("gpu:a100:8") != std::string::npos);
+    CHECK(lint(with(tp2, "--partition=batch", "--partition=batch\n#SBATCH --constraint=h100")).at(0).note == false);
+    // A constraint naming two generations says nothing.
+    CHECK(lint(with(tp2, "--partition=batch", "--partition=batch\n#SBATCH --constraint=h100|b200")).at(0).note);
   }
   SUBCASE("1 with FSDP is the stronger finding, once") {
     std::string s = with(with(kTemplate, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1"),
@@ -332,7 +410,95 @@ TEST_CASE("lint: cuda-device-max-connections") {
     auto f = lint(with(moe, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1"));
     REQUIRE(f.size() == 1);
     CHECK(f[0].why.find("wants 32") != std::string::npos);
+    auto missing = lint(moe);
+    REQUIRE(missing.size() == 1);
+    CHECK(missing[0].why.find("wants 32") != std::string::npos);
   }
+}
+
+TEST_CASE("lint: Megatron's example shape, launcher arguments in arrays with a $(...) element") {
+  const std::string script = R"(#!/bin/bash
+#SBATCH --nodes=2 --ntasks-per-node=1 --gres=gpu:h100:8
+set -e
+cd /shared/megatron
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+GPUS_PER_NODE=8
+DISTRIBUTED_ARGS=(
+    --nproc_per_node $GPUS_PER_NODE
+    --nnodes $SLURM_NNODES
+    --node-rank $SLURM_NODEID
+    --master_addr $(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)
+    --master_port 6000
+)
+MODEL_PARALLEL_ARGS=(
+	--tensor-model-parallel-size 8
+	--pipeline-model-parallel-size 16
+)
+srun uv run python -m torch.distributed.run ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py \
+    ${MODEL_PARALLEL_ARGS[@]}
+)";
+  CHECK(ids(script) == V{});
+  CHECK(ids(with(script, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n", "")) == V{"17 lint.cuda-device-max-connections"});  // the srun line, one up
+}
+
+TEST_CASE("lint: suppression by comment and by option") {
+  const std::string comment = "#   export CUDA_DEVICE_MAX_CONNECTIONS=1";
+  const std::string id = "lint.cuda-device-max-connections";
+  auto suppressed = [](const std::vector<LintFinding>& f) {
+    std::vector<std::string> out;
+    for (const LintFinding& x : f) out.push_back(std::to_string(x.line) + " " + x.rule + (x.suppressed ? " off" : " on"));
+    return out;
+  };
+  SUBCASE("on the line: that line only") {
+    const std::string s = with(kTemplate, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1  # megatriage: disable=" + id);
+    CHECK(suppressed(lint(s)) == V{"22 " + id + " off"});
+    // The same comment on another line does not reach it.
+    CHECK(suppressed(lint(with(with(kTemplate, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1"), "set -euo pipefail",
+                               "set -euo pipefail  # megatriage: disable=" + id))) == V{"22 " + id + " on"});
+  }
+  SUBCASE("alone near the top: the whole file, with or without the lint. prefix, several ids") {
+    const std::string s = with(with(kTemplate, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1"), "#SBATCH --job-name",
+                               "# megatriage: disable=bare-torchrun,cuda-device-max-connections\n#SBATCH --job-name");
+    CHECK(suppressed(lint(s)) == V{"23 " + id + " off"});
+  }
+  SUBCASE("on the last line of a continued command") {
+    const std::string s = with(with(kTemplate, "cd /lustre/fsw/llm/megatron-lm\n", "\n"),
+                               "--tensorboard-dir /lustre/fsw/llm/tensorboard/gpt",
+                               "--tensorboard-dir /lustre/fsw/llm/tensorboard/gpt  # megatriage: disable=lint.no-cd-worktree");
+    CHECK(suppressed(lint(s)) == V{std::to_string(kLauncherLine) + " lint.no-cd-worktree off"});
+  }
+  SUBCASE("--disable") {
+    LintOptions o;
+    o.check_filesystem = false;
+    o.texts = &test::repo_matcher().tables().lint_rules;
+    o.disabled = {id};
+    CHECK(suppressed(lint_script(with(kTemplate, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1"), o)) ==
+          V{"22 " + id + " off"});
+  }
+  SUBCASE("suppressed findings are not shown and are counted apart") {
+    std::vector<LintFinding> f = lint(with(kTemplate, comment, "export CUDA_DEVICE_MAX_CONNECTIONS=1  # megatriage: disable=" + id));
+    CHECK(render_lint("job.sbatch", f).empty());
+    LintTally t;
+    t.add(f);
+    CHECK(render_lint_summary(t) == "1 script, 1 finding (1 suppressed)\n");
+    CHECK(t.failing() == 0);
+    t.add({});
+    CHECK(render_lint_summary(t) == "2 scripts, 1 finding (1 suppressed)\n");
+  }
+}
+
+TEST_CASE("lint: summary line") {
+  LintTally t;
+  t.add({});
+  t.add({});
+  CHECK(render_lint_summary(t) == "2 scripts, 0 findings\n");
+  LintFinding note{3, "lint.cuda-device-max-connections", "w", "f", true, false};
+  LintFinding finding{4, "lint.bare-torchrun", "w", "f", false, false};
+  t.add({note, finding});
+  t.not_linted = 1;
+  CHECK(render_lint_summary(t) == "3 scripts, 1 finding, 1 note, 1 path not linted\n");
+  CHECK(t.failing() == 1);
+  CHECK(render_lint("a", {note}) == "a:3: note: lint.cuda-device-max-connections: w\n  fix: f\n");
 }
 
 TEST_CASE("lint: node-local-path") {
