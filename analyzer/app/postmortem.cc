@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "app/rules_lookup.h"
+#include "app/script_findings.h"
 #include "app/triage.h"
 #include "base/exit_codes.h"
 #include "base/run_cache.h"
@@ -491,8 +492,11 @@ JobLogs find_job_logs(const PostmortemOptions& options, const std::vector<std::s
 // Runs the triage pipeline on `paths` and lets SLURM's facts (`job`; none: the logs alone)
 // decide what the logs cannot. nullopt, with the message in `err`, when the rules could not be
 // loaded (the same usage error as the other commands).
+// `batch_script`: the script as SLURM kept it (sacct --batch-script), linted when no script was
+// found beside the logs; empty: none.
 std::optional<Report> triage_job(const PostmortemOptions& options, const std::vector<std::string>& paths,
-                                 const SlurmJobInfo* job, const std::string& job_arg, std::string& err) {
+                                 const SlurmJobInfo* job, const std::string& job_arg, std::string& err,
+                                 const std::string& batch_script = "") {
   TriageOptions topts;
   topts.paths = paths;
   topts.cache = &RunCache::from_environment();
@@ -513,7 +517,15 @@ std::optional<Report> triage_job(const PostmortemOptions& options, const std::ve
     }
     report = std::move(outcome.report);
     if (outcome.usage_error) report.verdict = Verdict::NoFailure;
-    if (outcome.leftovers && outcome.leftovers->matcher) words = outcome.leftovers->matcher->tables().slurm_states;
+    if (outcome.leftovers && outcome.leftovers->matcher) {
+      const KnowledgeTables& tables = outcome.leftovers->matcher->tables();
+      words = tables.slurm_states;
+      if (report.scripts.empty() && !batch_script.empty()) {
+        DiagnosticSink diags;
+        add_script_text_findings(report, "sacct:" + job_arg, batch_script, tables, diags);
+        for (auto& d : diags.take()) report.diagnostics.push_back(std::move(d));
+      }
+    }
   } else {
     // No triage, so no matcher: the tables alone. Problems with the rules are left out of this
     // report, as they were before the words moved to rules/ (a missing entry still says so).
@@ -683,7 +695,11 @@ int run_postmortem(const PostmortemOptions& options, SlurmCommands& slurm, std::
   std::vector<std::string> named = named_log_paths(slurm, job, job_arg, options.logs_dir.empty());
   if (!become_job_owner(job, job_arg, err)) return kExitUsage;
   JobLogs logs = find_job_logs(options, named, job);
-  std::optional<Report> report = triage_job(options, logs.paths, &job, job_arg, err);
+  // The job's batch script as SLURM kept it: its launch problems join the checks when no script
+  // lies beside the logs.
+  CommandResult script = slurm.batch_script(job_arg);
+  std::optional<Report> report = triage_job(options, logs.paths, &job, job_arg, err,
+                                            script.started && script.status == 0 ? script.out : "");
   if (!report) return kExitUsage;
   report->diagnostics.insert(report->diagnostics.begin(), notes.begin(), notes.end());
   write_report(options, *report, job.job_id, logs.report_dir, out, err);

@@ -376,7 +376,9 @@ TEST_SUITE("postmortem") {
       slurm.sacct_answers = {ran(sacct_rows("FAILED"))};
       std::string out, err;
       CHECK(postmortem(slurm, out, err) == 1);
-      CHECK(slurm.calls == std::vector<std::string>{"scontrol show job 4242", "sacct -j 4242"});
+      // Not for the log names: only afterwards, for the script's lint findings.
+      CHECK(slurm.calls ==
+            std::vector<std::string>{"scontrol show job 4242", "sacct -j 4242", "sacct --batch-script 4242"});
     }
   }
   TEST_CASE("postmortem: --logs on a folder shared with other jobs reads this job's files") {
@@ -402,6 +404,8 @@ TEST_SUITE("postmortem") {
     REQUIRE(doc["files"].size() == 1);
     CHECK(doc["files"][0]["path"].get<std::string>().find("train-4242.out") != std::string::npos);
     CHECK(doc["root_cause"]["category"] != "import");
+    // No script beside the logs: the one SLURM kept is linted.
+    CHECK(doc["scripts"] == nlohmann::json::array({"sacct:4242"}));
   }
 
   TEST_CASE("postmortem: a rules directory changes the words of a sacct cause, not the decision") {
