@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "decide/runbook_checks.h"
 #include "lint/lint.h"
 #include "lint/lint_rules.h"
 
@@ -37,6 +38,8 @@ void add_script_findings(Report& report, const std::vector<std::string>& scripts
                             std::to_string(f.line));
     }
   }
+  // The same finding on two lines or in two scripts: ids stay unique (`lint.x`, `lint.x.2`).
+  if (report.root_cause) give_checks_unique_ids(report.root_cause->checks);
 }
 
 }  // namespace megatriage

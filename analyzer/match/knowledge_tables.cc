@@ -1,5 +1,5 @@
-// Knowledge tables: the names of GPU generations, of the slurm_states ids and placeholders and
-// of the lint texts' placeholders, and the lookups (the tables themselves are parsed in rules.cc).
+// Knowledge tables: the names of GPU generations, of the slurm_states ids and placeholders, of
+// the lint texts' placeholders and of the check evaluators, and the lookups (the tables themselves are parsed in rules.cc).
 
 #include "match/knowledge_tables.h"
 
@@ -30,7 +30,22 @@ constexpr std::string_view kLintPlaceholders[] = {
     "gpus",     "gpu_option", "gpu_line", "missing", "effects", "arguments", "flag",
     "flag_line", "what", "expanded", "work_tree"};
 
+// Keep in step with decide/check_evaluators.cc (a unit test compares the two).
+constexpr std::string_view kBuiltinCheckEvaluators[] = {
+    "oom_phase_and_sizes", "oom_allocation_size", "oom_fragmentation", "cuda_device_max_connections",
+    "world_size_product",  "heads_divisible_by_tp", "batch_divisible", "shape_operands", "shape_config",
+    "work_tree",           "uv_sync",               "pythonpath",      "master_addr_resolves",
+    "port_reachable",      "same_command_all_ranks", "allocation",     "hang"};
+
 }  // namespace
+
+std::span<const std::string_view> builtin_check_evaluators() { return kBuiltinCheckEvaluators; }
+
+bool is_check_evaluator(std::string_view name) {
+  return name == kTemplateEvaluator || name == kDivisibleEvaluator ||
+         std::find(std::begin(kBuiltinCheckEvaluators), std::end(kBuiltinCheckEvaluators), name) !=
+             std::end(kBuiltinCheckEvaluators);
+}
 
 std::string_view generation_name(GpuGeneration g) {
   for (const auto& [name, gen] : kGenerationNames) {
