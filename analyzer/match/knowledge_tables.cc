@@ -3,7 +3,11 @@
 
 #include "match/knowledge_tables.h"
 
+#include "match/rule_tags.h"
+#include "match/rules.h"
+
 #include <algorithm>
+#include <set>
 #include <utility>
 
 namespace megatriage {
@@ -95,6 +99,32 @@ const LintText* find_lint_text(const std::vector<LintRuleEntry>& table, std::str
     return nullptr;  // ids are unique after merging: no other entry can have it
   }
   return nullptr;
+}
+
+int check_table_tags(const std::vector<Rule>& rules, const KnowledgeTables& tables, DiagnosticSink& diags) {
+  std::set<std::string> carried;
+  for (const Rule& r : rules) carried.insert(r.tags.begin(), r.tags.end());
+  std::string what, first;
+  int missing = 0;
+  std::set<std::string> named;
+  for (const RunbookCheckEntry& e : tables.runbook_checks) {
+    for (const CheckCondition& c : e.when) {
+      for (const auto* tags : {&c.tags_any, &c.tags_none}) {
+        for (const std::string& t : *tags) {
+          if (carried.count(t) || !named.insert(t).second) continue;
+          ++missing;
+          what += (what.empty() ? "" : "; ") + ("\"" + t + "\" (runbook_checks entry '" + e.id + "', " + e.source + ")");
+          if (first.empty()) first = t;
+        }
+      }
+    }
+  }
+  if (missing == 0) return 0;
+  diags.add(Severity::Warning, "rules.tag-not-carried",
+            "no loaded rule carries " + std::string(missing == 1 ? "this tag" : "these tags") +
+                " that a check's condition asks for, so the condition never holds: " + what,
+            "", 0, "fix the tag's spelling, or add \"tags\": [\"" + first + "\"] to the rule(s) it describes");
+  return missing;
 }
 
 }  // namespace megatriage

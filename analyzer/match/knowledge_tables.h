@@ -12,10 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include "base/diagnostics.h"
 #include "model/report.h"
 #include "model/types.h"
 
 namespace megatriage {
+
+struct Rule;
 
 /// The GPU generations the runbook's CUDA_DEVICE_MAX_CONNECTIONS rule distinguishes.
 enum class GpuGeneration : std::uint8_t { Unknown, Older, Ampere, Hopper, Blackwell };
@@ -162,5 +165,10 @@ struct KnowledgeTables {
   std::vector<SlurmStateEntry> slurm_states;
   std::vector<RunbookCheckEntry> runbook_checks;
 };
+
+/// One `rules.tag-not-carried` warning naming each tag a `runbook_checks` condition asks about
+/// that no rule in `rules` carries (a typo, or a renamed tag: the condition can never hold);
+/// returns how many there are. Run by `megatriage rules check`, as check_code_tags is.
+int check_table_tags(const std::vector<Rule>& rules, const KnowledgeTables& tables, DiagnosticSink& diags);
 
 }  // namespace megatriage

@@ -378,6 +378,27 @@ TEST_CASE("knowledge_tables: a site turns a built-in check off and adds its own,
   CHECK(t.runbook_checks.back().id == "site_scratch");
 }
 
+TEST_CASE("knowledge_tables: `rules check` names a tag a check's condition asks for that no rule carries") {
+  DiagnosticSink d;
+  KnowledgeTables t;
+  auto rules = load_rules({default_rules_dir()}, d, 1, nullptr, &t);
+  DiagnosticSink clean;
+  CHECK(check_table_tags(rules, t, clean) == 0);  // every tag checks.json asks for is carried
+  CHECK(clean.items().empty());
+  RunbookCheckEntry typo;
+  typo.id = "site_check";
+  typo.source = "site.json:3";
+  CheckCondition c;
+  c.tags_any = {"host_oom"};  // `_`, not `-`: would never hold
+  typo.when = {c};
+  t.runbook_checks.push_back(typo);
+  DiagnosticSink warned;
+  CHECK(check_table_tags(rules, t, warned) == 1);
+  const Diagnostic* w = find_code(warned, "rules.tag-not-carried");
+  REQUIRE(w != nullptr);
+  CHECK(w->message.find("\"host_oom\" (runbook_checks entry 'site_check', site.json:3)") != std::string::npos);
+}
+
 TEST_CASE("knowledge_tables: generation names round-trip") {
   for (GpuGeneration g : {GpuGeneration::Older, GpuGeneration::Ampere, GpuGeneration::Hopper, GpuGeneration::Blackwell}) {
     GpuGeneration back = GpuGeneration::Unknown;
