@@ -26,6 +26,7 @@
 #include "app/triage.h"
 #include "base/exit_codes.h"
 #include "base/run_cache.h"
+#include "decide/runbook_checks.h"
 #include "match/knowledge_tables.h"
 #include "match/rule_matcher.h"
 #include "match/rule_tags.h"
@@ -249,6 +250,7 @@ RootCauseReport sacct_root(const Report& report, const SlurmStateEntry& w) {
                         where_of(*report.root_cause) + ", has no Python traceback; SLURM's state decides");
   }
   for (const std::string& c : w.checks) r.checks.push_back(advice(c));
+  give_checks_unique_ids(r.checks);  // advice.1, advice.2, ...
   r.headline = w.headline;
   return r;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "decide/runbook_checks.h"
 #include "lint/lint.h"
 #include "lint/lint_rules.h"
 #include "lint/script_file.h"
@@ -33,6 +34,8 @@ void add_findings(Report& report, const std::string& name, std::string_view text
       r.reasons.push_back("the batch script can explain it: " + f.rule + " at " + name + ":" +
                           std::to_string(f.line));
   }
+  // The same finding on two lines or in two scripts: ids stay unique (`lint.x`, `lint.x.2`).
+  if (report.root_cause) give_checks_unique_ids(report.root_cause->checks);
 }
 
 }  // namespace

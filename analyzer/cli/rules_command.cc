@@ -11,6 +11,7 @@
 #include "base/exit_codes.h"
 #include "cli/commands.h"
 #include "cli/shared_flags.h"
+#include "match/knowledge_tables.h"
 #include "match/rule_tags.h"
 #include "match/rules.h"
 
@@ -38,12 +39,14 @@ int rules_check_command(int argc, char** argv) {
   std::vector<std::string> all{default_rules_dir()};
   all.insert(all.end(), dirs.begin(), dirs.end());
   DiagnosticSink diags;
-  auto rules = load_rules(all, diags);
+  KnowledgeTables tables;
+  auto rules = load_rules(all, diags, 1, nullptr, &tables);
   if (std::string why = rules_unusable_message(all, rules.size(), diags.items()); !why.empty()) {
     std::cerr << "megatriage: " << why << "\n";
     return kExitUsage;
   }
   check_code_tags(rules, diags);  // a tag the code asks for that no rule carries
+  check_table_tags(rules, tables, diags);  // likewise a tag a check's condition asks for
   int problems = 0;
   for (const auto& d : diags.items()) {
     if (d.severity == Severity::Info) continue;

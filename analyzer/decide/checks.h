@@ -2,6 +2,8 @@
 // echoes, memory figures, GPU model), derive facts about the root cause itself (OOM phase and
 // sizes, which frame raised a shape error, the missing module, the unreachable peer), and
 // evaluate the runbook's checks against them: failed, passed, or unknown with what is missing.
+// Which checks apply is data (rules/checks.json, runbook_checks.h); how each is decided is in
+// check_evaluators.h.
 #pragma once
 
 #include <cstdint>
@@ -40,8 +42,8 @@ std::optional<long long> parse_size_bytes(const std::string& text);
 /// innermost frame it recognises; nullopt when none does.
 std::optional<std::string> oom_phase(const std::vector<Frame>& frames, const std::vector<OomPhaseEntry>& phases);
 
-/// Adds root facts to `r.facts`, evaluates the checks (before the rule's own advice) and sets
-/// `r.headline`. `root` is the root event; `timeline` gives the rest of the job.
+/// Adds root facts to `r.facts`, evaluates the checks the `runbook_checks` table gives this root
+/// (before the rule's own advice; every id unique) and sets `r.headline`. `root` is the root event; `timeline` gives the rest of the job.
 void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
                      const std::vector<TimelineEntry>& timeline, const RuleMatcher& matcher);
 

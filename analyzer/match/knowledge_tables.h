@@ -1,18 +1,24 @@
 // Knowledge tables: what rules/ knows besides log-line rules — GPU generations, the OOM phase of
-// a traceback's frames, which launch-script finding can explain which failure category, and the
-// words of the root causes SLURM's own state gives the postmortem.
+// a traceback's frames, which launch-script finding can explain which failure category, the
+// words of the root causes SLURM's own state gives the postmortem, and which runbook checks a
+// root cause gets.
 // rules.cc parses and validates them beside the rules (`rules.*` diagnostics); the stages that
 // use them (checks, lint glue, the postmortem) hold the lookups. Plain data; no JSON here.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/diagnostics.h"
+#include "model/report.h"
 #include "model/types.h"
 
 namespace megatriage {
+
+struct Rule;
 
 /// The GPU generations the runbook's CUDA_DEVICE_MAX_CONNECTIONS rule distinguishes.
 enum class GpuGeneration : std::uint8_t { Unknown, Older, Ampere, Hopper, Blackwell };
@@ -107,6 +113,50 @@ struct SlurmStateEntry {
 /// The entry `id` of `table`; null when there is none (a user's override can drop one).
 const SlurmStateEntry* find_slurm_state(const std::vector<SlurmStateEntry>& table, std::string_view id);
 
+/// When a `runbook_checks` entry applies to a root cause: every part given must hold (a part
+/// left out holds).
+struct CheckCondition {
+  std::vector<Category> categories;    // the root's category is one of these
+  std::vector<std::string> tags_any;   // the root's rule carries one of these tags
+  std::vector<std::string> tags_none;  // ... and none of these
+  std::vector<std::string> facts_any;  // one of these facts is known (job-wide or of the root)
+  std::vector<std::string> frames_any; // a frame of the root's traceback has one in its path
+  bool decided = false;                // only where the evaluation is not `unknown`
+};
+
+/// The evaluators a `runbook_checks` entry may name: `template` (its own status and detail
+/// with `{fact}`/`{field}` placeholders), `divisible` (a fact divided by a product of facts),
+/// and the built-in ones, whose figures need code (decide/check_evaluators.cc).
+inline constexpr std::string_view kTemplateEvaluator = "template";
+inline constexpr std::string_view kDivisibleEvaluator = "divisible";
+
+/// True for a name the `evaluate` key may hold: the two above and every built-in evaluator.
+bool is_check_evaluator(std::string_view name);
+
+/// The built-in evaluators' names (decide/check_evaluators.cc implements each one).
+std::span<const std::string_view> builtin_check_evaluators();
+
+/// One `runbook_checks` entry of `checks.json`: a check the report evaluates for the root
+/// causes its `when` names. Entries are evaluated in table order.
+struct RunbookCheckEntry {
+  std::string id;    // the check's id in the report: lower-case words joined by `_`
+  std::string text;  // what to check, as the report shows it
+  std::string evaluate;
+  std::vector<CheckCondition> when;  // applies where any one holds; none: never (turned off)
+  // `template`: the status and detail where every placeholder of `detail` has a value, else
+  // `otherwise_*` (the check is left out where `has_otherwise` is false).
+  CheckStatus status = CheckStatus::Unknown;
+  std::string detail;
+  bool has_otherwise = false;
+  CheckStatus otherwise_status = CheckStatus::Unknown;
+  std::string otherwise_detail;
+  // `divisible`: dividend % (divisor_factor x product of divisors) == 0.
+  std::string dividend;
+  std::vector<std::string> divisors;
+  long long divisor_factor = 1;
+  std::string source;
+};
+
 /// Every table, in file order (which is lookup order: the first matching entry wins). A later
 /// rules directory's entry with the same id replaces the earlier one in place.
 struct KnowledgeTables {
@@ -114,6 +164,12 @@ struct KnowledgeTables {
   std::vector<OomPhaseEntry> oom_phases;
   std::vector<LintRuleEntry> lint_rules;
   std::vector<SlurmStateEntry> slurm_states;
+  std::vector<RunbookCheckEntry> runbook_checks;
 };
+
+/// One `rules.tag-not-carried` warning naming each tag a `runbook_checks` condition asks about
+/// that no rule in `rules` carries (a typo, or a renamed tag: the condition can never hold);
+/// returns how many there are. Run by `megatriage rules check`, as check_code_tags is.
+int check_table_tags(const std::vector<Rule>& rules, const KnowledgeTables& tables, DiagnosticSink& diags);
 
 }  // namespace megatriage

@@ -587,7 +587,8 @@ bool read_file(const std::filesystem::path& path, std::string& out) {
 // Knowledge tables (knowledge_tables.h): parsed beside the rules, validated with the same codes.
 
 // The table keys a rules file may hold besides "rules".
-constexpr const char* kTableKeys[] = {"gpu_generations", "oom_phases", "lint_rules", "slurm_states"};
+constexpr const char* kTableKeys[] = {"gpu_generations", "oom_phases", "lint_rules", "slurm_states",
+                                     "runbook_checks"};
 
 bool is_table_key(std::string_view key) {
   return std::any_of(std::begin(kTableKeys), std::end(kTableKeys),
@@ -801,6 +802,181 @@ bool fill_slurm_state(const json& j, SlurmStateEntry& e, RuleContext& ctx) {
   return ok;
 }
 
+// ---- runbook_checks ----
+
+bool parse_check_status(std::string_view s, CheckStatus& out) {
+  if (s == "failed") out = CheckStatus::Failed;
+  else if (s == "passed") out = CheckStatus::Passed;
+  else if (s == "unknown") out = CheckStatus::Unknown;
+  else return false;
+  return true;
+}
+
+// A check id: lower-case words joined by `_` (`world_size_product`). `advice.N` and `lint.*`
+// belong to the rules' advice and the batch script's findings.
+bool valid_check_id(std::string_view id) {
+  if (id.empty() || id.front() == '_' || id.back() == '_') return false;
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (id[i] == '_' ? id[i - 1] == '_' : !is_kebab_word_char(id[i])) return false;
+  }
+  return true;
+}
+
+bool fill_check_condition(const json& j, CheckCondition& c, const std::string& what, RuleContext& ctx) {
+  if (!j.is_object()) {
+    ctx.report("rules.bad-value", what + " must be an object");
+    return false;
+  }
+  if (!check_entry_keys(j, {"categories", "tags_any", "tags_none", "facts_any", "frames_any", "decided"}, {}, ctx))
+    return false;
+  bool ok = true;
+  if (j.contains("categories")) {
+    std::vector<std::string> names;
+    ok = get_string_list(j.at("categories"), "categories", names, ctx) && ok;
+    for (const std::string& n : names) {
+      Category cat;
+      if (!parse_category(n, cat)) {
+        ctx.report("rules.bad-value", what + ": category \"" + n + "\" is not one of oom, shape, import, nccl, unknown");
+        ok = false;
+        continue;
+      }
+      c.categories.push_back(cat);
+    }
+  }
+  const std::pair<const char*, std::vector<std::string>*> lists[] = {
+      {"tags_any", &c.tags_any}, {"tags_none", &c.tags_none}, {"facts_any", &c.facts_any}, {"frames_any", &c.frames_any}};
+  for (const auto& [key, out] : lists) {
+    if (!j.contains(key)) continue;
+    ok = get_string_list(j.at(key), key, *out, ctx) && no_empty_strings(*out, key, ctx) && ok;
+  }
+  for (const auto* tags : {&c.tags_any, &c.tags_none}) {
+    for (const std::string& t : *tags) {
+      if (!t.empty() && !valid_tag(t)) {
+        ctx.report("rules.bad-value", what + ": tag \"" + t + "\" is not kebab-case");
+        ok = false;
+      }
+    }
+  }
+  if (j.contains("decided")) {
+    if (!j.at("decided").is_boolean()) {
+      ctx.report("rules.bad-value", what + ": \"decided\" must be true or false");
+      ok = false;
+    } else {
+      c.decided = j.at("decided").get<bool>();
+    }
+  }
+  return ok;
+}
+
+bool fill_runbook_check(const json& j, RunbookCheckEntry& e, RuleContext& ctx) {
+  if (!check_entry_keys(j,
+                        {"id", "text", "evaluate", "when", "status", "detail", "otherwise", "dividend", "divisors",
+                         "divisor_factor"},
+                        {"id", "text", "evaluate", "when"}, ctx)) {
+    return false;
+  }
+  bool ok = true;
+  if (get_string(j, "id", e.id, ctx) && !valid_check_id(e.id)) {
+    ctx.report("rules.bad-value", "id \"" + e.id + "\" is not lower-case words joined by '_' (advice and lint ids are taken)");
+    ok = false;
+  }
+  if (get_string(j, "text", e.text, ctx) && e.text.empty()) {
+    ctx.report("rules.bad-value", "\"text\" must not be empty");
+    ok = false;
+  }
+  if (get_string(j, "evaluate", e.evaluate, ctx) && !is_check_evaluator(e.evaluate)) {
+    std::string names = std::string(kTemplateEvaluator) + ", " + std::string(kDivisibleEvaluator);
+    for (std::string_view n : builtin_check_evaluators()) names += ", " + std::string(n);
+    ctx.report("rules.bad-value", "\"evaluate\" names no evaluator: \"" + e.evaluate + "\"", "one of " + names);
+    ok = false;
+  }
+  const json& when = j.at("when");
+  if (!when.is_array()) {
+    ctx.report("rules.bad-value", "\"when\" must be an array of conditions ([] turns the check off)");
+    ok = false;
+  } else {
+    for (std::size_t i = 0; i < when.size(); ++i) {
+      CheckCondition c;
+      if (fill_check_condition(when[i], c, "when #" + std::to_string(i + 1), ctx)) e.when.push_back(std::move(c));
+      else ok = false;
+    }
+  }
+  // The keys of one evaluator are not allowed with another: a typo would otherwise pass silently.
+  const bool is_template = e.evaluate == kTemplateEvaluator, is_divisible = e.evaluate == kDivisibleEvaluator;
+  for (const char* key : {"status", "detail", "otherwise"}) {
+    if (j.contains(key) && !is_template) {
+      ctx.report("rules.bad-value", std::string("\"") + key + "\" belongs to \"evaluate\": \"template\"");
+      ok = false;
+    }
+  }
+  for (const char* key : {"dividend", "divisors", "divisor_factor"}) {
+    if (j.contains(key) && !is_divisible) {
+      ctx.report("rules.bad-value", std::string("\"") + key + "\" belongs to \"evaluate\": \"divisible\"");
+      ok = false;
+    }
+  }
+  auto status_and_detail = [&](const json& obj, CheckStatus& status, std::string& detail, const std::string& what) {
+    if (!obj.contains("status") || !obj.contains("detail")) {
+      ctx.report("rules.missing-key", what + " needs \"status\" and \"detail\"");
+      return false;
+    }
+    std::string name;
+    bool fine = get_string(obj, "status", name, ctx);
+    if (fine && !parse_check_status(name, status)) {
+      ctx.report("rules.bad-value", what + ": status \"" + name + "\" is not one of failed, passed, unknown");
+      fine = false;
+    }
+    if (get_string(obj, "detail", detail, ctx)) {
+      if (detail.empty()) {
+        ctx.report("rules.bad-value", what + ": \"detail\" must not be empty");
+        fine = false;
+      }
+    } else {
+      fine = false;
+    }
+    return fine;
+  };
+  if (is_template) {
+    ok = status_and_detail(j, e.status, e.detail, "a template check") && ok;
+    if (j.contains("otherwise")) {
+      const json& o = j.at("otherwise");
+      if (!o.is_object()) {
+        ctx.report("rules.bad-value", "\"otherwise\" must be an object with \"status\" and \"detail\"");
+        ok = false;
+      } else if (check_entry_keys(o, {"status", "detail"}, {"status", "detail"}, ctx)) {
+        e.has_otherwise = status_and_detail(o, e.otherwise_status, e.otherwise_detail, "\"otherwise\"");
+        ok = e.has_otherwise && ok;
+      } else {
+        ok = false;
+      }
+    }
+  }
+  if (is_divisible) {
+    if (!j.contains("dividend") || !j.contains("divisors")) {
+      ctx.report("rules.missing-key", "a divisible check needs \"dividend\" and \"divisors\"");
+      ok = false;
+    } else {
+      ok = get_string(j, "dividend", e.dividend, ctx) && ok;
+      ok = get_string_list(j.at("divisors"), "divisors", e.divisors, ctx) &&
+           no_empty_strings(e.divisors, "divisors", ctx) && ok;
+      if (e.dividend.empty() || e.divisors.empty()) {
+        ctx.report("rules.bad-value", "\"dividend\" and \"divisors\" name facts: none may be empty");
+        ok = false;
+      }
+    }
+    if (j.contains("divisor_factor")) {
+      const json& f = j.at("divisor_factor");
+      if (!f.is_number_integer() || f.get<long long>() < 1 || f.get<long long>() > 1024) {
+        ctx.report("rules.bad-value", "\"divisor_factor\" must be an integer 1..1024");
+        ok = false;
+      } else {
+        e.divisor_factor = f.get<long long>();
+      }
+    }
+  }
+  return ok;
+}
+
 /// Parses the table `key` of a file into `out` (entries in file order); each broken entry is
 /// reported and skipped, the rest load.
 template <typename Entry, typename Fill, typename Id>
@@ -853,6 +1029,7 @@ std::string gpu_id(const GpuGenerationEntry& e) { return std::string(generation_
 std::string phase_id(const OomPhaseEntry& e) { return e.phase; }
 std::string lint_id(const LintRuleEntry& e) { return e.id; }
 std::string slurm_state_id(const SlurmStateEntry& e) { return e.id; }
+std::string runbook_check_id(const RunbookCheckEntry& e) { return e.id; }
 
 void parse_tables(const json& doc, const std::string& text, const std::string& source_name,
                   DiagnosticSink& diags, KnowledgeTables& tables) {
@@ -867,6 +1044,10 @@ void parse_tables(const json& doc, const std::string& text, const std::string& s
   }
   if (doc.contains("slurm_states")) {
     parse_table(doc, "slurm_states", text, source_name, diags, tables.slurm_states, fill_slurm_state, slurm_state_id);
+  }
+  if (doc.contains("runbook_checks")) {
+    parse_table(doc, "runbook_checks", text, source_name, diags, tables.runbook_checks, fill_runbook_check,
+                runbook_check_id);
   }
 }
 
@@ -933,7 +1114,7 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
     } else if (key != "rules") {
       diags.add(Severity::Error, "rules.unknown-key",
                 source_name + ": unknown top-level key \"" + key + "\"", source_name, 0,
-                "allowed: rules, gpu_generations, oom_phases, lint_rules, slurm_states");
+                "allowed: rules, gpu_generations, oom_phases, lint_rules, slurm_states, runbook_checks");
     }
   }
   if (has_table) {
@@ -1093,6 +1274,8 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
     merge_table(merged.lint_rules, step.tables.lint_rules, "lint_rules", lint_id, table_ids_here, name, diags);
     merge_table(merged.slurm_states, step.tables.slurm_states, "slurm_states", slurm_state_id, table_ids_here, name,
                 diags);
+    merge_table(merged.runbook_checks, step.tables.runbook_checks, "runbook_checks", runbook_check_id, table_ids_here,
+                name, diags);
     for (Rule& rule : step.rules) {
       const auto here = defined_here.find(rule.id);
       if (here != defined_here.end()) {

@@ -41,6 +41,13 @@ add_test(NAME e2e.bad-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input
                                     $<TARGET_FILE:megatriage_label_check> ${JSON_GET})
 add_test(NAME e2e.install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/install_test.sh ${CMAKE_BINARY_DIR}
                                   ${CMAKE_SOURCE_DIR} ${JSON_GET})
+# The checks of every fixture's report: unique ids, host-memory checks for a host OOM, shapes
+# for a plain PyTorch shape error, a site's checks without a rebuild.
+add_test(NAME e2e.checks COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/checks_test.sh $<TARGET_FILE:megatriage>
+                                 ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})
+# README.md as a newcomer reads it: the sample report is today's, every subcommand is listed, links work.
+add_test(NAME e2e.readme COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/readme_test.sh $<TARGET_FILE:megatriage>
+                                 ${CMAKE_SOURCE_DIR})
 include(${CMAKE_SOURCE_DIR}/tests/slurm/slurm.cmake)
 
 # Bad input, one case per script (tests/e2e/bad_input/lib.sh is their shared harness).

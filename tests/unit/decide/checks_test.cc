@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "decide/checks.h"
 #include "match/rules.h"
 #include "support/repo_rules.h"
@@ -51,6 +53,7 @@ TEST_CASE("checks: OOM phase comes from the innermost recognisable frame") {
 TEST_CASE("checks: world size product passes, fails and says what is missing") {
   RootCauseReport r;
   r.category = Category::Shape;
+  r.rule_tags = {"parallel-layout"};  // a Megatron layout error: the check shows even undecided
   auto ok = evaluate(r, {{"world_size", "16"}, {"tensor_model_parallel_size", "4"}, {"pipeline_model_parallel_size", "2"},
                          {"context_parallel_size", "1"}, {"data_parallel_size", "2"}});
   REQUIRE(find(ok, "world_size_product"));
@@ -194,8 +197,84 @@ TEST_CASE("checks: CUDA_DEVICE_MAX_CONNECTIONS decides on the requirement, not o
                   {"overlap_moe_expert_parallel_comm", "True"}, {"cuda_device_max_connections", "32"}}) ==
           CheckStatus::Passed);
   }
-  SUBCASE("no parallel sizes: undecided") {
-    CHECK(status({{"cuda_device_max_connections", "1"}}) == CheckStatus::Unknown);
+  SUBCASE("no parallel sizes: undecided (shown for a Megatron job, whose dump would say)") {
+    CHECK(status({{"cuda_device_max_connections", "1"}, {"args_dump_seen", "1"}}) == CheckStatus::Unknown);
   }
+}
+
+bool has_check(const RootCauseReport& r, const std::string& id) { return find(r, id) != nullptr; }
+
+TEST_CASE("checks: a host OOM gets host-memory checks, not GPU ones") {
+  RootCauseReport r;
+  r.category = Category::Oom;
+  r.rule = "host.dataloader-killed";
+  r.rule_tags = {"host-oom", "sigkill"};
+  r.evidence = Evidence::Traceback;
+  r.rank = 1;
+  r.fields = {{"worker_pid", "980"}};
+  r.frames = {{"/venv/lib/python3.12/site-packages/torch/utils/data/dataloader.py", 1310, "_try_get_data", ""}};
+  auto out = evaluate(r, {{"tensor_model_parallel_size", "2"}, {"context_parallel_size", "1"}, {"gpu_model", "H100"},
+                          {"cuda_device_max_connections", "1"}});
+  for (const char* gpu : {"oom_phase_and_sizes", "oom_allocation_size", "oom_fragmentation", "cuda_device_max_connections"})
+    CHECK_MESSAGE(!has_check(out, gpu), gpu);
+  REQUIRE(has_check(out, "host_memory_request"));
+  CHECK(find(out, "host_memory_request")->detail.find("MaxRSS") != std::string::npos);
+  REQUIRE(has_check(out, "oom_killer_confirmed"));  // a SIGKILL alone does not name the OOM killer
+  REQUIRE(has_check(out, "dataloader_workers"));
+  CHECK(find(out, "dataloader_workers")->status == CheckStatus::Failed);
+  CHECK(find(out, "dataloader_workers")->detail.find("worker 980 was killed") != std::string::npos);
+  REQUIRE(has_check(out, "node_free_memory"));
+  CHECK(find(out, "node_free_memory")->detail.find("<node>") != std::string::npos);  // no host known
+
+  RootCauseReport cgroup;
+  cgroup.category = Category::Oom;
+  cgroup.rule = "host.oom-kill";
+  cgroup.rule_tags = {"host-oom", "oom-kill-events"};
+  cgroup.host = "node2";
+  cgroup.fields = {{"count", "1"}, {"step", "15.0"}};
+  auto c = evaluate(cgroup, {});
+  CHECK_FALSE(has_check(c, "oom_killer_confirmed"));  // slurmstepd said so itself
+  CHECK(find(c, "node_free_memory")->detail.find("scontrol show node node2") != std::string::npos);
+  CHECK(find(c, "dataloader_workers")->status == CheckStatus::Unknown);
+  CHECK_FALSE(has_check(c, "oom_phase_and_sizes"));
+}
+
+TEST_CASE("checks: a plain PyTorch matmul error gets the shapes, not Megatron's layout rows") {
+  RootCauseReport r;
+  r.category = Category::Shape;
+  r.rule = "torch.mat-shapes";
+  r.evidence = Evidence::Traceback;
+  r.fields = {{"mat1", "256x96"}, {"mat2", "64x64"}};
+  r.frames = {{"/ws/train.py", 40, "forward", ""},
+              {"/usr/lib/python3/dist-packages/torch/nn/modules/linear.py", 114, "forward", ""}};
+  auto out = evaluate(r, {{"world_size", "4"}, {"data_parallel_size", "4"}});
+  for (const char* megatron : {"world_size_product", "heads_divisible_by_tp", "batch_divisible", "cuda_device_max_connections"})
+    CHECK_MESSAGE(!has_check(out, megatron), megatron);
+  REQUIRE(has_check(out, "shape_operands"));
+  CHECK(find(out, "shape_operands")->status == CheckStatus::Failed);
+  CHECK(find(out, "shape_operands")->detail.find("inner sizes 96 and 64") != std::string::npos);
+  REQUIRE(has_check(out, "shape_config"));
+  CHECK(find(out, "shape_config")->detail.find("/ws/train.py:40") != std::string::npos);  // the user's frame
+
+  // The same error inside Megatron, with its arguments dump: the layout rows are back, decided.
+  r.frames.push_back({"/ws/megatron/core/tensor_parallel/layers.py", 700, "forward", ""});
+  auto m = evaluate(r, {{"world_size", "4"}, {"tensor_model_parallel_size", "2"}, {"pipeline_model_parallel_size", "1"},
+                        {"context_parallel_size", "1"}, {"data_parallel_size", "2"}, {"hidden_size", "64"},
+                        {"args_dump_seen", "1"}});
+  CHECK(find(m, "world_size_product")->status == CheckStatus::Passed);
+  CHECK(find(m, "shape_config")->detail.find("64 = hidden_size") != std::string::npos);
+  CHECK(find(m, "shape_config")->detail.find("96 matches no configured size") != std::string::npos);
+}
+
+TEST_CASE("checks: every id is unique, advice numbered as shown") {
+  RootCauseReport r;
+  r.category = Category::Oom;
+  r.checks = {advice_check("one", ""), advice_check("two", ""), advice_check("three", "")};
+  auto out = evaluate(r, {});
+  std::set<std::string> ids;
+  for (const auto& c : out.checks) CHECK_MESSAGE(ids.insert(c.id).second, c.id);
+  CHECK(has_check(out, "advice.1"));
+  CHECK(find(out, "advice.3")->text == "three");
+  CHECK_FALSE(has_check(out, "advice"));
 }
 }

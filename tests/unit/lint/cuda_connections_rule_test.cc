@@ -121,9 +121,10 @@ TEST_CASE("cuda_connections_rule: the checks stage reports what the rule decides
       CAPTURE(c.why);
       CAPTURE(value);
       RootCauseReport r;
-      r.category = Category::Oom;  // the check is listed for OOMs even when undecidable
+      r.category = Category::Oom;  // a Megatron job's OOM lists the check even when undecidable
       JobFacts job;
       job.values = facts_of(c, value);
+      job.values["args_dump_seen"] = "1";
       evaluate_checks(r, Event{}, job, {}, test::repo_matcher());
       const CheckResult* got = nullptr;
       for (const auto& k : r.checks)

@@ -305,6 +305,100 @@ TEST_CASE("knowledge_tables: every built-in lint variant has words, and a later 
   CHECK(text->fix == "use srun");
 }
 
+TEST_CASE("knowledge_tables: a runbook_checks entry parses its evaluator, conditions and words") {
+  DiagnosticSink d;
+  KnowledgeTables t = parse_table("runbook_checks", R"(
+    {"id": "host_memory_request", "text": "Memory request", "evaluate": "template",
+     "when": [{"categories": ["oom"], "tags_any": ["host-oom"], "decided": true}, {"frames_any": ["/x/"]}],
+     "status": "unknown", "detail": "on {node}", "otherwise": {"status": "failed", "detail": "somewhere"}},
+    {"id": "layers", "text": "Layers", "evaluate": "divisible", "dividend": "num_layers",
+     "divisors": ["pipeline_model_parallel_size"], "divisor_factor": 2, "when": []},
+    {"id": "world_size_product", "text": "Product", "evaluate": "world_size_product",
+     "when": [{"facts_any": ["args_dump_seen"], "tags_none": ["host-oom"]}]})", d);
+  for (const auto& x : d.items()) FAIL_CHECK(x.message);
+  REQUIRE(t.runbook_checks.size() == 3);
+  const RunbookCheckEntry& host = t.runbook_checks[0];
+  CHECK(host.evaluate == "template");
+  REQUIRE(host.when.size() == 2);
+  CHECK(host.when[0].categories == std::vector<Category>{Category::Oom});
+  CHECK(host.when[0].tags_any == std::vector<std::string>{"host-oom"});
+  CHECK(host.when[0].decided);
+  CHECK(host.when[1].frames_any == std::vector<std::string>{"/x/"});
+  CHECK(host.detail == "on {node}");
+  CHECK(host.has_otherwise);
+  CHECK(host.otherwise_status == CheckStatus::Failed);
+  CHECK(t.runbook_checks[1].divisor_factor == 2);
+  CHECK(t.runbook_checks[1].when.empty());  // turned off
+  CHECK(t.runbook_checks[2].when[0].tags_none == std::vector<std::string>{"host-oom"});
+}
+
+TEST_CASE("knowledge_tables: a broken runbook_checks entry is reported and skipped") {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"id": "x", "text": "t", "evaluate": "magic", "when": []})", "rules.bad-value"},
+      {R"({"id": "advice.1", "text": "t", "evaluate": "hang", "when": []})", "rules.bad-value"},
+      {R"({"id": "x", "text": "t", "evaluate": "hang"})", "rules.missing-key"},
+      {R"({"id": "x", "text": "t", "evaluate": "hang", "when": [{"category": ["oom"]}]})", "rules.unknown-key"},
+      {R"({"id": "x", "text": "t", "evaluate": "hang", "when": [{"categories": ["memory"]}]})", "rules.bad-value"},
+      {R"({"id": "x", "text": "t", "evaluate": "hang", "when": [], "detail": "d"})", "rules.bad-value"},
+      {R"({"id": "x", "text": "t", "evaluate": "template", "when": [], "status": "fine", "detail": "d"})", "rules.bad-value"},
+      {R"({"id": "x", "text": "t", "evaluate": "template", "when": []})", "rules.missing-key"},
+      {R"({"id": "x", "text": "t", "evaluate": "divisible", "when": [], "dividend": "a"})", "rules.missing-key"},
+      {R"({"id": "x", "text": "t", "evaluate": "divisible", "when": [], "dividend": "a", "divisors": ["b"],
+          "divisor_factor": 0})", "rules.bad-value"},
+  };
+  for (const auto& c : cases) {
+    const char* entry = c.first;  // named, not bound: CAPTURE captures it
+    const char* code = c.second;
+    CAPTURE(entry);
+    DiagnosticSink d;
+    KnowledgeTables t = parse_table("runbook_checks", std::string(entry) + R"(,
+      {"id": "ok", "text": "t", "evaluate": "hang", "when": []})", d);
+    CHECK(find_code(d, code) != nullptr);
+    REQUIRE(t.runbook_checks.size() == 1);
+    CHECK(t.runbook_checks[0].id == "ok");
+  }
+}
+
+TEST_CASE("knowledge_tables: a site turns a built-in check off and adds its own, without a rebuild") {
+  TempDir site("checks");
+  site.write("site.json", R"({"runbook_checks": [
+    {"id": "oom_fragmentation", "text": "off here", "evaluate": "oom_fragmentation", "when": []},
+    {"id": "site_scratch", "text": "Scratch quota", "evaluate": "template",
+     "when": [{"categories": ["oom"]}], "status": "unknown", "detail": "lfs quota -u $USER /scratch"}
+  ]})");
+  DiagnosticSink d;
+  KnowledgeTables builtin, t;
+  load_rules({default_rules_dir()}, d, 1, nullptr, &builtin);
+  load_rules({default_rules_dir(), site.path.string()}, d, 1, nullptr, &t);
+  REQUIRE(t.runbook_checks.size() == builtin.runbook_checks.size() + 1);
+  for (std::size_t i = 0; i < builtin.runbook_checks.size(); ++i) {
+    CHECK(t.runbook_checks[i].id == builtin.runbook_checks[i].id);  // in place, order kept
+    if (t.runbook_checks[i].id == "oom_fragmentation") CHECK(t.runbook_checks[i].when.empty());
+  }
+  CHECK(t.runbook_checks.back().id == "site_scratch");
+}
+
+TEST_CASE("knowledge_tables: `rules check` names a tag a check's condition asks for that no rule carries") {
+  DiagnosticSink d;
+  KnowledgeTables t;
+  auto rules = load_rules({default_rules_dir()}, d, 1, nullptr, &t);
+  DiagnosticSink clean;
+  CHECK(check_table_tags(rules, t, clean) == 0);  // every tag checks.json asks for is carried
+  CHECK(clean.items().empty());
+  RunbookCheckEntry typo;
+  typo.id = "site_check";
+  typo.source = "site.json:3";
+  CheckCondition c;
+  c.tags_any = {"host_oom"};  // `_`, not `-`: would never hold
+  typo.when = {c};
+  t.runbook_checks.push_back(typo);
+  DiagnosticSink warned;
+  CHECK(check_table_tags(rules, t, warned) == 1);
+  const Diagnostic* w = find_code(warned, "rules.tag-not-carried");
+  REQUIRE(w != nullptr);
+  CHECK(w->message.find("\"host_oom\" (runbook_checks entry 'site_check', site.json:3)") != std::string::npos);
+}
+
 TEST_CASE("knowledge_tables: generation names round-trip") {
   for (GpuGeneration g : {GpuGeneration::Older, GpuGeneration::Ampere, GpuGeneration::Hopper, GpuGeneration::Blackwell}) {
     GpuGeneration back = GpuGeneration::Unknown;
