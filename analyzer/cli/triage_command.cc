@@ -68,6 +68,8 @@ int triage_command(int argc, char** argv) {
   add_rules_flag(app, options.rules_dirs,
                  "Extra rules directory; later ones override rules with the same id (repeatable)", false);
   add_color_flag(app, color);
+  ReportFlags report_flags;
+  add_report_flags(app, report_flags);
   app.add_option("--script", options.scripts,
                  "The job's batch script: its launch problems join the checks (default: a "
                  "*.sbatch/*.slurm beside the log directory)")
@@ -97,6 +99,7 @@ int triage_command(int argc, char** argv) {
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
   if (options.paths.empty()) options.paths.push_back("logs");
   options.prefilter = !no_prefilter;
+  options.context_lines = report_flags.context_lines;
   options.progress = !no_progress && isatty(STDERR_FILENO);
   limits.split.buffer_bytes = std::max(limits.split.buffer_bytes, limits.split.max_line_bytes + 2);
 
@@ -111,9 +114,8 @@ int triage_command(int argc, char** argv) {
   if (format == "json") {
     rendered = render_json(outcome.report);
   } else {
-    TextStyle style;
-    style.color = wants_color(color, output.empty() && isatty(STDOUT_FILENO));
-    rendered = render_text(outcome.report, style);
+    rendered = render_text(outcome.report, text_style(report_flags, wants_color(color, output.empty() && isatty(STDOUT_FILENO)),
+                                                      output.empty() ? STDOUT_FILENO : -1));
   }
   if (timings) {
     double render_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - render_start).count();
