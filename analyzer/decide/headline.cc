@@ -11,7 +11,7 @@ namespace megatriage {
 namespace {
 
 // A headline is one line: an exception message longer than this is cut at a space before it.
-constexpr std::size_t kHeadlineMessageBytes = 160;
+constexpr std::size_t kHeadlineMessageBytes = 120;
 
 std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -56,20 +56,24 @@ std::string exception_class(const std::string& exception_line) {
   return dot == std::string::npos ? head : head.substr(dot + 1);
 }
 
-void compose_headline(RootCauseReport& r, const Rule* rule, const std::vector<SymptomGroup>& symptoms,
+void compose_headline(RootCauseReport& r, const Rule* rule, std::vector<SymptomGroup>& symptoms,
                       const std::vector<int>& job_ranks) {
-  // The root's rule seen again as a cause on other ranks: the same failure, said once.
+  // A catch-all (or no rule) knows the family at best: the exception itself says more, and two
+  // events of its group may be two different failures.
+  const bool catch_all = rule == nullptr || has_tag(rule->tags, rule_tag::kFamilyFallback);
+  // The root's failure seen again on other ranks: the same failure, said once.
   if (r.rank >= 0) r.same_failure_ranks.push_back(r.rank);
-  for (const SymptomGroup& g : symptoms)
-    if (g.role == RuleRole::Cause && g.rule == r.rule)
-      r.same_failure_ranks.insert(r.same_failure_ranks.end(), g.ranks.begin(), g.ranks.end());
+  for (SymptomGroup& g : symptoms) {
+    if (g.role != RuleRole::Cause || g.rule != r.rule || g.ranks.empty() || g.count != g.ranks.size()) continue;
+    if (catch_all && (g.count != 1 || g.example != r.exception)) continue;
+    g.same_as_root = true;
+    r.same_failure_ranks.insert(r.same_failure_ranks.end(), g.ranks.begin(), g.ranks.end());
+  }
   std::sort(r.same_failure_ranks.begin(), r.same_failure_ranks.end());
   r.same_failure_ranks.erase(std::unique(r.same_failure_ranks.begin(), r.same_failure_ranks.end()),
                              r.same_failure_ranks.end());
   r.every_rank = every_rank_alike(r, job_ranks);
 
-  // A catch-all (or no rule) knows the family at best: the exception itself says more.
-  const bool catch_all = rule == nullptr || has_tag(rule->tags, rule_tag::kFamilyFallback);
   const std::string cls = r.evidence == Evidence::Traceback ? exception_class(r.exception) : std::string();
   if (r.category != Category::Unknown)
     r.failure_name = r.category == Category::Nccl ? "NCCL" : upper(category_name(r.category));

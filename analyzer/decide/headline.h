@@ -14,12 +14,13 @@ namespace megatriage {
 
 /// Sets `r.failure_name` (the verdict line's `FAILURE — <name>`: the category for the known
 /// ones, else the rule's title, or the exception's class for a traceback no specific rule
-/// knows) and `r.same_failure_ranks` (every rank that failed with the root's rule, the root's
-/// included, from the symptom groups), and, when checks left it empty, `r.headline`: the rule's
+/// knows) and `r.same_failure_ranks` (every rank that failed as the root did, the root's
+/// included: a symptom group of the root's rule with one event per rank, marked
+/// `same_as_root`; for a catch-all rule only one event with the very same exception line), and, when checks left it empty, `r.headline`: the rule's
 /// `headline` template (else its title, or the exception line for a catch-all), then who: "on
 /// rank N", "on every rank" when every rank the job named failed alike, nothing for a job-wide
 /// end (time limit, cancel) or an unknown rank. `rule` is the root's rule (null: none matched).
-void compose_headline(RootCauseReport& r, const Rule* rule, const std::vector<SymptomGroup>& symptoms,
+void compose_headline(RootCauseReport& r, const Rule* rule, std::vector<SymptomGroup>& symptoms,
                       const std::vector<int>& job_ranks);
 
 /// The class of a Python exception line (`ValueError` of `ValueError: bad`, the last dotted

@@ -160,6 +160,9 @@ struct SymptomGroup {
   std::string example;         // one example text (first in time)
   std::string first_file;
   std::uint64_t first_line = 0;
+  // The root's own failure on other ranks (one event per rank): the report says it with the
+  // root, in one line, not as something that followed (decide/headline.cc).
+  bool same_as_root = false;
 };
 
 struct FileSummary {

@@ -246,17 +246,12 @@ std::string render_text(const Report& report, const TextStyle& style) {
   }
   if (report.slurm) slurm_section(w, *report.slurm);
 
-  const bool only_same_failure = report.root_cause && std::all_of(report.symptoms.begin(), report.symptoms.end(), [&](const SymptomGroup& g) {
-    return g.role == RuleRole::Cause && g.rule == report.root_cause->rule && !g.ranks.empty() && g.count == g.ranks.size();
-  });
+  const bool only_same_failure = std::all_of(report.symptoms.begin(), report.symptoms.end(),
+                                             [](const SymptomGroup& g) { return g.same_as_root; });
   if (!report.symptoms.empty() && !only_same_failure) {
     w.heading(report.root_cause ? "What followed (symptoms and other failures)" : "Noise seen");
-    const RootCauseReport* root = report.root_cause ? &*report.root_cause : nullptr;
     for (const auto& g : report.symptoms) {
-      // The root's own failure on other ranks was said in one line above.
-      if (root != nullptr && g.role == RuleRole::Cause && g.rule == root->rule && !g.ranks.empty() &&
-          g.count == g.ranks.size())
-        continue;
+      if (g.same_as_root) continue;  // said in one line with the root
       std::string line = printable(g.title) + " [" + g.rule + ", " + role_name(g.role) + "]: " +
                          std::to_string(g.count) + "×";
       if (!g.ranks.empty()) line += ", ranks " + compact_ranks(g.ranks);

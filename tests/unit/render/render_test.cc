@@ -271,6 +271,7 @@ TEST_CASE("render: the same failure on every rank is one line, not a symptom gro
   g.role = RuleRole::Cause;
   g.count = 3;
   g.ranks = {0, 1, 2};
+  g.same_as_root = true;
   r.symptoms.push_back(g);
   std::string out = render_text(r, TextStyle{});
   CHECK(out.find("all 4 ranks failed the same way: ranks 0-3") != std::string::npos);
