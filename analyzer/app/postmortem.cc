@@ -471,6 +471,7 @@ Report triage_job(const PostmortemOptions& options, const std::vector<std::strin
                   const SlurmJobInfo& job) {
   TriageOptions topts;
   topts.paths = paths;
+  topts.context_lines = options.context_lines;
   topts.cache = &RunCache::from_environment();
   topts.rules_dirs = options.rules_dirs;
   Report report;
@@ -507,7 +508,7 @@ Report triage_job(const PostmortemOptions& options, const std::vector<std::strin
 void write_report(const PostmortemOptions& options, const Report& report, const SlurmJobInfo& job,
                   const std::string& report_dir, std::string& out, std::string& err) {
   std::string json = render_json(report);
-  std::string rendered = options.format == "json" ? json : render_text(report, TextStyle{options.color, 100});
+  std::string rendered = options.format == "json" ? json : render_text(report, TextStyle{options.color, options.width, options.verbose, false});
   out += rendered;
   if (report_dir.empty()) {
     err += "megatriage postmortem: no directory for the report (no log found); use --report-dir\n";

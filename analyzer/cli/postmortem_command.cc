@@ -28,7 +28,12 @@ Exit codes: 0 no failure, 1 failure found and reported, 2 usage error or job not
                  "Where megatriage-<jobid>.json goes (default: the directory of the job's log)");
   add_format_flag(app, options.format, "What goes to stdout");
   add_rules_flag(app, options.rules_dirs, kRulesFlagHelp, true);
+  ReportFlags report_flags;
+  add_report_flags(app, report_flags);
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
+  options.context_lines = report_flags.context_lines;
+  options.verbose = report_flags.verbose;
+  if (report_flags.width > 0) options.width = report_flags.width;
   // Text on a terminal is coloured; --color is the default command's alone.
   options.color = wants_color("auto", isatty(STDOUT_FILENO));
   std::string out, err;

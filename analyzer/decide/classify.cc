@@ -1,9 +1,11 @@
 #include "decide/classify.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 
+#include "base/text_util.h"
 #include "match/rule_tags.h"
 
 namespace megatriage {
@@ -56,12 +58,25 @@ class HostsByRank {
   std::vector<const std::string*> hosts_;
 };
 
-HostsByRank hosts_of_ranks(const std::vector<TimelineEntry>& timeline) {
-  HostsByRank hosts;
+// The same for SLURM task ids (srun --label lines, `%t` file names): one task per node when
+// srun starts the launchers, one per rank when it starts the ranks; either way a task has one host.
+struct JobHosts {
+  HostsByRank by_rank, by_task;
+  const std::string* find(const Attribution& who) const {
+    if (const std::string* h = by_rank.find(who.rank)) return h;
+    return by_task.find(who.task);
+  }
+};
+
+JobHosts hosts_of_ranks(const std::vector<TimelineEntry>& timeline, const std::optional<Finding>& finding) {
+  JobHosts hosts;
+  // The root's host as attribution found it (the launcher's table, srun's task lines): its rank's.
+  if (finding) hosts.by_rank.add(finding->who.rank, finding->who.host);
   for (const TimelineEntry& t : timeline) {
     const Event& e = *t.event;
-    hosts.add(e.who.rank, e.who.host);
-    if (e.kind == EventKind::ChildFailure) hosts.add(e.child->rank, e.who.host);
+    hosts.by_rank.add(e.who.rank, e.who.host);
+    hosts.by_task.add(e.who.task, e.who.host);
+    if (e.kind == EventKind::ChildFailure) hosts.by_rank.add(e.child->rank, e.who.host);
   }
   return hosts;
 }
@@ -196,7 +211,14 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
     root_explicit = root.time.source == TimeSource::Explicit;
     if (!root_explicit && root.time.known()) root_after_us = root.time.us;
   }
-  const HostsByRank hosts_by_rank = hosts_of_ranks(timeline);
+  const JobHosts job_hosts = hosts_of_ranks(timeline, finding);
+  // Rules whose message names the host (`srun: error: node2: task 1: ...`, slurmstepd's `ON
+  // node1`): the host of a line no prefix, rank or task ties to one. Only these rules' events
+  // pay for a capture, and each of them once.
+  std::vector<char> names_host(rules.size(), 0);
+  for (std::size_t k = 0; k < rules.size(); ++k)
+    names_host[k] = rules[k].regex.find("(?P<host>") != std::string::npos;
+  std::deque<std::string> captured_hosts;  // stable addresses for the slots' host pointers
   for (std::size_t i = 0; i < timeline.size(); ++i) {
     // In time order the events lie scattered over the files' lists, each a few cache misses
     // (tree d: 34,000 of them): ask for those a little ahead, so that the misses overlap.
@@ -229,7 +251,15 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
     ++g.count;
     if (e.who.rank >= 0) slot.ranks.push_back(e.who.rank);
     if (!e.who.host.empty()) slot.hosts.push_back(&e.who.host);
-    else if (const std::string* h = hosts_by_rank.find(e.who.rank)) slot.hosts.push_back(h);
+    else if (const std::string* h = job_hosts.find(e.who)) slot.hosts.push_back(h);
+    else if (rule != nullptr && names_host[index]) {
+      std::map<std::string, std::string> fields = matcher.fields(e.matches.front(), matched_text(e));
+      auto it = fields.find("host");
+      if (it != fields.end() && !it->second.empty() && it->second != "localhost") {
+        captured_hosts.push_back(short_host(it->second));
+        slot.hosts.push_back(&captured_hosts.back());
+      }
+    }
     if (auto t = timeline[i].key_us) {
       if (!g.first_us || *t < *g.first_us) g.first_us = t;
       if (!g.last_us || *t > *g.last_us) g.last_us = t;

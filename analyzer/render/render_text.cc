@@ -28,8 +28,14 @@ class Writer {
   // Appended piece by piece: `"\n" + std::string` trips GCC 12's -Wrestrict false positive at -O3.
   void heading(const std::string& s) {
     out_ += '\n';
-    out_ += paint(glyphs(s), "1");
-    out_ += '\n';
+    const std::string shown = glyphs(s);
+    const char* indent = "";
+    for (std::string_view piece : wrap_at_spaces(shown, style_.width, style_.width > 14 ? style_.width - 4 : 10)) {
+      out_ += indent;
+      out_ += paint(std::string(piece), "1");
+      out_ += '\n';
+      indent = "    ";
+    }
   }
 
   // Wraps `text` (already printable) at the width, first line after `first`, others after
@@ -228,7 +234,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
         break;
     }
     if (r.year_inferred) when += "  [year inferred]";
-    w.out() += when + "\n";
+    w.wrapped("", "    ", when);
     if (!r.context.empty()) context_block(w, r);
     if (!r.explain.empty()) w.wrapped("  ", "  ", printable(r.explain));
     if (!r.frames.empty()) {

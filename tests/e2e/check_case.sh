@@ -39,14 +39,14 @@ golden)
   diff -u "$expected/$case.txt" "$tmp/got.txt"
   # The text report fits a 100-column terminal (characters, not bytes), except a word that is
   # longer than a line by itself (a path, a file:line, a URL: never cut), which stands alone
-  # after its indent or marker.
+  # after its indent and a marker or gutter (`-`, `passed`, `> 12 |`: three words at most).
   n=0
   while IFS= read -r l; do
     n=$((n + 1))
     if (( ${#l} > 100 )); then
       head=${l% *}
       [[ $head == "$l" ]] && head=""
-      if (( ${#head} > 12 )); then echo "line $n is ${#l} columns: $l"; exit 1; fi
+      if (( $(wc -w <<<"$head") > 3 )); then echo "line $n is ${#l} columns: $l"; exit 1; fi
     fi
   done <"$tmp/got.txt"
   ;;
