@@ -22,6 +22,10 @@ std::string upper(std::string s) {
 // path in it stays whole) with `…` when long.
 std::string exception_summary(const std::string& text) {
   std::string s = text.substr(0, text.find('\n'));
+  // `megatron.core.dist_checkpointing.core.CheckpointingException: ...` reads as its class.
+  const std::string cls = exception_class(s);
+  const std::size_t colon = s.find(':');
+  if (!cls.empty() && colon != std::string::npos && colon > cls.size()) s = cls + s.substr(colon);
   if (s.size() <= kHeadlineMessageBytes) return s;
   std::size_t cut = s.rfind(' ', kHeadlineMessageBytes);
   if (cut == std::string::npos || cut < kHeadlineMessageBytes / 2) return s;

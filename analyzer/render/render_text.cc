@@ -261,7 +261,12 @@ std::string render_text(const Report& report, const TextStyle& style) {
       std::string line = printable(g.title) + " [" + g.rule + ", " + role_name(g.role) + "]: " +
                          std::to_string(g.count) + "×";
       if (!g.ranks.empty()) line += ", ranks " + compact_ranks(g.ranks);
-      if (!g.hosts.empty()) line += ", " + std::to_string(g.hosts.size()) + " host(s)";
+      // A few hosts are named (people look for the node); many are counted.
+      if (g.hosts.size() == 1) line += ", host " + printable(g.hosts[0]);
+      else if (g.hosts.size() <= 3) {
+        line += ", hosts ";
+        for (std::size_t i = 0; i < g.hosts.size(); ++i) line += (i > 0 ? ", " : "") + printable(g.hosts[i]);
+      } else if (!g.hosts.empty()) line += ", " + std::to_string(g.hosts.size()) + " hosts";
       if (g.delay_us) line += ", first " + seconds(*g.delay_us) + " the root";
       line += " — first at " + printable(g.first_file) + ":" + std::to_string(g.first_line);
       w.wrapped("  - ", "    ", line);

@@ -101,7 +101,7 @@ TEST_CASE("headline: the verdict names an unrecognised exception by its class, n
   rc.exception = "torch.distributed.DistBackendError: NCCL error in: foo.cpp:1";
   compose_headline(rc, nullptr, none, {});
   CHECK(rc.failure_name == "DistBackendError");
-  CHECK(rc.headline == "torch.distributed.DistBackendError: NCCL error in: foo.cpp:1");
+  CHECK(rc.headline == "DistBackendError: NCCL error in: foo.cpp:1");
   // A headline set by the checks (OOM, hang) is kept.
   RootCauseReport oom = rc;
   oom.headline = "OOM during backward";

@@ -277,4 +277,22 @@ TEST_CASE("render: the same failure on every rank is one line, not a symptom gro
   CHECK(out.find("all 4 ranks failed the same way: ranks 0-3") != std::string::npos);
   CHECK(out.find("What followed") == std::string::npos);
 }
+
+TEST_CASE("render: a symptom group names up to three hosts and counts more") {
+  Report r = sample_report();
+  SymptomGroup g;
+  g.rule = "host.srun-oom";
+  g.title = "srun reports a task out of memory";
+  g.count = 1;
+  g.hosts = {"node2"};
+  r.symptoms.push_back(g);
+  g.rule = "nccl.x";
+  g.hosts = {"a", "b", "c", "d"};
+  r.symptoms.push_back(g);
+  TextStyle style;
+  style.width = 1000;
+  std::string out = render_text(r, style);
+  CHECK(out.find("1×, host node2") != std::string::npos);
+  CHECK(out.find("1×, 4 hosts") != std::string::npos);
+}
 }
