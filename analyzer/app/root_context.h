@@ -18,10 +18,15 @@ namespace megatriage {
 inline constexpr std::size_t kContextLineBytes = 400;
 
 /// Lines `line - n` to `line + n` of `file`, numbered as the analysis numbered them (the same
-/// splitter: CRLF, `\r` frames, NULs), each cut to kContextLineBytes. Reads the file from its
-/// start to `line + n` (decompressing when it is compressed). Empty when `n` or `line` is 0 or
-/// the file cannot be opened again; read problems are not reported twice (the analysis did).
-std::vector<ContextLine> read_context_lines(SourceFile file, std::uint64_t line, std::size_t n,
-                                            const ReadLimits& limits, const SplitOptions& split);
+/// splitter: CRLF, `\r` frames, NULs), each cut to kContextLineBytes. `offset` is the byte
+/// offset where `line` starts: a plain file is read only in a window around it (at most
+/// kContextWindowBytes each side, so lines that do not fit are left out); a compressed one from
+/// its start to `line + n`. Empty when `n` or `line` is 0 or the file cannot be opened again;
+/// read problems are not reported twice (the analysis did).
+std::vector<ContextLine> read_context_lines(SourceFile file, std::uint64_t line, std::uint64_t offset,
+                                            std::size_t n, const ReadLimits& limits, const SplitOptions& split);
+
+/// How far before and after the root's line a plain file is read for its context.
+inline constexpr std::uint64_t kContextWindowBytes = 1 << 20;
 
 }  // namespace megatriage

@@ -229,11 +229,13 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   // file list and the files' diagnostics do not, and are made beside them. The clock check
   // writes only the files' diagnostics, which the timeline side never reads.
   std::optional<SourceFile> root_file;  // where --context reads its lines back from
+  std::uint64_t root_offset = 0;
   auto timeline_side = [&] {
     const std::vector<TimelineEntry> timeline = merge.merge();
     std::optional<Finding> finding = select_root_cause(timeline, matcher);
     if (finding) {
       root_file = timeline[finding->location].file->file;
+      root_offset = timeline[finding->location].event->origin.offset;
       report.verdict = Verdict::Failure;
       report.root_cause = classify_root(*finding, timeline, matcher);
       JobFacts job = collect_job_facts(results, finding->who.rank);
@@ -265,7 +267,7 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   run_beside(threads, timeline_side, file_side);
   add_script_findings(report, scripts, matcher.tables().lint_rules, run_diags);
   if (report.root_cause && root_file)
-    report.root_cause->context = read_context_lines(*root_file, report.root_cause->line, options.context_lines,
+    report.root_cause->context = read_context_lines(*root_file, report.root_cause->line, root_offset, options.context_lines,
                                                     options.analyze.read, options.analyze.split);
   report.diagnostics = run_diags.take();
   report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());

@@ -90,6 +90,29 @@ done
 (cd "$fixtures/slurm-a1-exception-peer-reset" && run --color never logs) >"$tmp/v.txt"
 head -1 "$tmp/v.txt" | grep -q "FAILURE — IndexError" || bad "verdict does not name the exception: $(head -1 "$tmp/v.txt")"
 
+# Item 12: a chained traceback is one failure: its later blocks are its chain, not something
+# that followed (with and without rank prefixes, both chain separators).
+mkdir -p "$tmp/chain/logs"
+chain='Traceback (most recent call last):
+  File "/w/a.py", line 3, in f
+    x = d["k"]
+KeyError: '"'k'"'
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/w/a.py", line 9, in <module>
+    f()
+ValueError: bad config'
+printf '%s\n' "$chain" >"$tmp/chain/logs/plain.err"
+printf '%s\n' "${chain//direct cause of the following exception:/During handling of the above exception, another exception occurred:}" |
+  sed 's/^/[rank0]: /' >"$tmp/chain/logs/prefixed.err"
+for f in plain prefixed; do
+  (cd "$tmp/chain" && run --format json "logs/$f.err") >"$tmp/ch.json"
+  [[ $("$json_get" "$tmp/ch.json" '/root_cause/chain/*' | wc -l) -eq 2 ]] || bad "$f chain: not one event of two blocks"
+  "$json_get" "$tmp/ch.json" '/symptoms/*' >/dev/null && bad "$f chain: a block became a symptom"
+done
+
 # Item 12: per-host grouping is filled where the logs tie ranks to hosts.
 hosts=0
 for d in "$fixtures"/*/; do
@@ -116,6 +139,22 @@ printf 'step 1 \x1b[31mred\x1b[0m \x1b]0;title\x07\nTraceback (most recent call 
 (cd "$tmp/esc" && run --color never logs) >"$tmp/e.txt"
 grep -q $'\x1b' "$tmp/e.txt" && bad "context lets a terminal escape through"
 grep -q "step 1 red" "$tmp/e.txt" || bad "context line before the root missing"
+
+# Deep in a big plain file the context is read from a window around the root's offset: the same
+# lines, numbered the same, as from its compressed copy (read from the start).
+mkdir -p "$tmp/big/plain/logs" "$tmp/big/gz/logs"
+{
+  awk 'BEGIN { for (i = 0; i < 40000; i++) { printf "iteration %d loss 0.%04d %s", i, i % 9973, substr("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 1, i % 41); if (i % 7 == 0) printf "\r progress"; printf "\n" } }'
+  printf 'Traceback (most recent call last):\n  File "/w/t.py", line 1, in <module>\nValueError: deep failure\n'
+  for i in 0 1 2 3 4; do echo "after $i"; done
+} >"$tmp/big/plain/logs/r.err"
+gzip -c "$tmp/big/plain/logs/r.err" >"$tmp/big/gz/logs/r.err"
+for k in plain gz; do (cd "$tmp/big/$k" && run --format json --context 4 logs) >"$tmp/big/$k.json"; done
+[[ $("$json_get" "$tmp/big/plain.json" /root_cause/line) == 40001 ]] || bad "big file: root line"
+[[ $("$json_get" "$tmp/big/plain.json" '/root_cause/context/*/line' | tr '\n' ' ') == "39997 39998 39999 40000 40001 40002 40003 40004 40005 " ]] ||
+  bad "big file: context lines $("$json_get" "$tmp/big/plain.json" '/root_cause/context/*/line' | tr '\n' ' ')"
+cmp -s <("$json_get" "$tmp/big/plain.json" '/root_cause/context') <("$json_get" "$tmp/big/gz.json" '/root_cause/context') ||
+  bad "big file: the window's context differs from the compressed copy's"
 
 # Item 14: ASCII glyphs outside a UTF-8 locale.
 c=megatron-import-wandb-cascade-pernode
