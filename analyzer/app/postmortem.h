@@ -23,6 +23,9 @@ struct PostmortemOptions {
   std::string format = "text";          // what goes to stdout: text | json
   std::vector<std::string> rules_dirs;  // --rules
   bool color = false;
+  std::size_t context_lines = 3;        // --context
+  bool verbose = false;                 // -v: info diagnostics in the text report
+  std::size_t width = 100;              // --width (the report also goes to a file: not the terminal's)
 };
 
 class SlurmCommands;

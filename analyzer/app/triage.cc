@@ -11,6 +11,7 @@
 
 #include "app/readable_input.h"
 #include "app/rules_lookup.h"
+#include "app/root_context.h"
 #include "app/script_discovery.h"
 #include "app/script_findings.h"
 #include "base/fork_join.h"
@@ -18,6 +19,7 @@
 #include "decide/checks.h"
 #include "decide/classify.h"
 #include "decide/clock_skew.h"
+#include "decide/headline.h"
 #include "decide/log_year.h"
 #include "decide/root_cause.h"
 #include "decide/timeline.h"
@@ -174,6 +176,16 @@ unsigned report_threads(const TriageOptions& options, const std::vector<FileResu
   return job_count(options);
 }
 
+// Every rank an event names, sorted: what "every rank" means when the logs print no world size.
+std::vector<int> ranks_named(const std::vector<TimelineEntry>& timeline) {
+  std::vector<int> ranks;
+  for (const TimelineEntry& t : timeline)
+    if (t.event->who.rank >= 0) ranks.push_back(t.event->who.rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
 std::string ordering_summary(const std::vector<FileResult>& results) {
   std::uint64_t stamped = 0, lines = 0;
   for (const auto& r : results) { stamped += r.stamped_lines; lines += r.lines; }
@@ -221,10 +233,14 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   // The root cause and its symptoms need the timeline; the clock check, the batch scripts, the
   // file list and the files' diagnostics do not, and are made beside them. The clock check
   // writes only the files' diagnostics, which the timeline side never reads.
+  std::optional<SourceFile> root_file;  // where --context reads its lines back from
+  std::uint64_t root_offset = 0;
   auto timeline_side = [&] {
     const std::vector<TimelineEntry> timeline = merge.merge();
     std::optional<Finding> finding = select_root_cause(timeline, matcher);
     if (finding) {
+      root_file = timeline[finding->location].file->file;
+      root_offset = timeline[finding->location].event->origin.offset;
       report.verdict = Verdict::Failure;
       report.root_cause = classify_root(*finding, timeline, matcher);
       JobFacts job = collect_job_facts(results, finding->who.rank);
@@ -233,6 +249,13 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
       report.verdict = Verdict::NoFailure;
     }
     report.symptoms = group_symptoms(timeline, finding, matcher);
+    if (finding) {
+      const Event& root = *timeline[finding->index].event;
+      const Rule* rule = root.matches.empty()
+                             ? nullptr
+                             : &matcher.rules()[static_cast<std::size_t>(root.matches.front().rule_index)];
+      compose_headline(*report.root_cause, rule, report.symptoms, ranks_named(timeline));
+    }
   };
   std::vector<std::string> scripts;
   std::vector<Diagnostic> file_diagnostics;
@@ -253,6 +276,9 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   run_beside(threads, timeline_side, file_side);
   for (auto& d : script_diags.take()) run_diags.add(std::move(d));
   add_script_findings(report, scripts, matcher.tables(), run_diags);
+  if (report.root_cause && root_file)
+    report.root_cause->context = read_context_lines(*root_file, report.root_cause->line, root_offset, options.context_lines,
+                                                    options.analyze.read, options.analyze.split);
   report.diagnostics = run_diags.take();
   report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());
   for (auto& d : file_diagnostics) report.diagnostics.push_back(std::move(d));

@@ -26,6 +26,7 @@ struct TriageOptions {
   bool follow_symlinks_outside = false;
   bool progress = false;                 // a progress line on stderr (the caller checks it is a tty)
   int progress_after_ms = 1000;          // ... from this long after the scan starts
+  std::size_t context_lines = 3;         // --context: raw lines each side of the root (0: none)
   const RunCache* cache = nullptr;       // start-up work to skip (the CLI's: from the environment)
   JobRequest job;                        // several jobs in the logs: which to report on (--job, --all-jobs)
   AnalyzeOptions analyze;

@@ -205,8 +205,7 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
       if (options.json) {
         out << render_json(report);
       } else {
-        TextStyle style;
-        out << render_text(report, style);
+        out << render_text(report, options.text);
       }
       out.flush();
       if (report.root_cause && options.cancel && !options.job_id.empty() && !job_ended) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/triage.h"
+#include "render/render.h"
 
 namespace megatriage {
 
@@ -18,6 +19,7 @@ struct WatchOptions {
   std::string job_id;          // stop when SLURM says this job ended
   bool cancel = false;         // scancel the job once the root cause is known
   bool json = false;           // report format
+  TextStyle text;              // the text report's layout (cli/shared_flags.h: text_style)
 };
 
 /// Runs until a root cause is reported, the job ends, the timeout passes, or squeue keeps

@@ -1,5 +1,7 @@
 #include "base/diagnostics.h"
 
+#include <algorithm>
+#include <map>
 #include <utility>
 
 namespace megatriage {
@@ -11,6 +13,31 @@ const char* severity_name(Severity s) {
     case Severity::Error: return "error";
   }
   return "warning";
+}
+
+std::vector<DiagnosticGroup> group_diagnostics_by_code(const std::vector<Diagnostic>& diagnostics) {
+  std::vector<DiagnosticGroup> groups;
+  std::map<std::string_view, std::size_t> index;  // code -> its group
+  for (const Diagnostic& d : diagnostics) {
+    auto [it, fresh] = index.emplace(d.code, groups.size());
+    if (fresh) {
+      groups.emplace_back();
+      groups.back().code = d.code;
+      groups.back().severity = d.severity;
+    }
+    DiagnosticGroup& g = groups[it->second];
+    g.items.push_back(&d);
+    g.occurrences += d.count;
+    g.severity = std::max(g.severity, d.severity);
+  }
+  for (DiagnosticGroup& g : groups) {
+    std::vector<std::string_view> paths;
+    for (const Diagnostic* d : g.items)
+      if (!d->path.empty()) paths.push_back(d->path);
+    std::sort(paths.begin(), paths.end());
+    g.paths = static_cast<std::size_t>(std::unique(paths.begin(), paths.end()) - paths.begin());
+  }
+  return groups;
 }
 
 void DiagnosticSink::add(Diagnostic d) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace megatriage {
@@ -22,6 +23,21 @@ struct Diagnostic {
   std::string hint;      // what to do about it; may be empty
   std::uint64_t count = 1;  // repeats folded into this one (same code, same file)
 };
+
+/// The diagnostics of one code, for a report that names a code once: "512 files: no log line
+/// printed a year" instead of 512 lines. `items` point into the list given to
+/// group_diagnostics_by_code and live as long as it.
+struct DiagnosticGroup {
+  std::string_view code;
+  Severity severity = Severity::Info;  // the worst of its items
+  std::vector<const Diagnostic*> items;  // in the list's order; the first is the example shown
+  std::uint64_t occurrences = 0;       // the items' counts summed
+  std::size_t paths = 0;               // distinct non-empty paths among the items
+};
+
+/// Groups `diagnostics` by code, in the order each code first appears. Cost: one pass, and a
+/// sort of each group's paths to count them.
+std::vector<DiagnosticGroup> group_diagnostics_by_code(const std::vector<Diagnostic>& diagnostics);
 
 /// Collects diagnostics for one file (or the run). Repeats of a code for the same path are
 /// folded into the first occurrence with a count. Not thread-safe: one per worker/file.

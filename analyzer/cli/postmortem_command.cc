@@ -31,7 +31,12 @@ not found, 3 internal error (a bug: please report it).
                  "Where megatriage-<jobid>.json goes (default: the directory of the job's log)");
   add_format_flag(app, options.format, "What goes to stdout");
   add_rules_flag(app, options.rules_dirs, kRulesFlagHelp, true);
+  ReportFlags report_flags;
+  add_report_flags(app, report_flags);
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
+  options.context_lines = report_flags.context_lines;
+  options.verbose = report_flags.verbose;
+  if (report_flags.width > 0) options.width = report_flags.width;
   // Text on a terminal is coloured; --color is the default command's alone.
   options.color = wants_color("auto", isatty(STDOUT_FILENO));
   std::string out, err;

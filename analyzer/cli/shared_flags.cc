@@ -9,7 +9,9 @@
 #include <string_view>
 
 #include "base/exit_codes.h"
+#include "base/terminal.h"
 #include "extract/extract.h"
+#include "render/render.h"
 
 namespace megatriage {
 
@@ -43,6 +45,27 @@ void add_color_flag(CLI::App& app, std::string& mode) {
 bool wants_color(const std::string& mode, bool to_terminal) {
   const char* no_color = std::getenv("NO_COLOR");
   return mode == "always" || (mode == "auto" && to_terminal && (no_color == nullptr || *no_color == '\0'));
+}
+
+void add_report_flags(CLI::App& app, ReportFlags& flags) {
+  app.add_option("--context", flags.context_lines,
+                 "Raw log lines shown before and after the root cause's line (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000}));
+  app.add_flag("-v,--verbose", flags.verbose,
+               "Text report: also info diagnostics, and every file of a folded diagnostic");
+  app.add_option("--width", flags.width,
+                 "Text report width in columns (default: the terminal's, else $COLUMNS, else 100)")
+      ->check(CLI::Range(std::size_t{20}, std::size_t{10000}));
+}
+
+TextStyle text_style(const ReportFlags& flags, bool color, int fd) {
+  TextStyle style;
+  style.color = color;
+  style.width = flags.width > 0 ? flags.width : report_columns(fd, 100);
+  style.verbose = flags.verbose;
+  style.ascii = !locale_is_utf8();
+  return style;
 }
 
 void add_output_flag(CLI::App& app, std::string& path) {

@@ -3,6 +3,7 @@
 // nothing here runs the analysis.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,14 @@ class App;
 namespace megatriage {
 
 struct AnalyzeOptions;
+struct TextStyle;
+
+/// The report-reading flags every reporting subcommand takes.
+struct ReportFlags {
+  std::size_t context_lines = 3;  // --context N: raw log lines each side of the root (0: none)
+  bool verbose = false;           // -v, --verbose: info diagnostics in the text report
+  std::size_t width = 0;          // --width N; 0: the terminal's, else $COLUMNS, else 100
+};
 
 /// The help line of `--rules` for commands that say no more about it.
 inline constexpr const char* kRulesFlagHelp = "Extra rules directory (repeatable)";
@@ -39,6 +48,13 @@ void add_color_flag(CLI::App& app, std::string& mode);
 /// Whether to colour a text report: "always", or "auto" on a terminal when NO_COLOR is unset
 /// or empty (no-color.org).
 bool wants_color(const std::string& mode, bool to_terminal);
+
+/// `--context N`, `-v/--verbose` and `--width N`.
+void add_report_flags(CLI::App& app, ReportFlags& flags);
+
+/// The text report's style: the width from --width, else the terminal on `fd` (when it is one;
+/// pass -1 for a file), else $COLUMNS, else 100; ASCII glyphs unless the locale is UTF-8.
+TextStyle text_style(const ReportFlags& flags, bool color, int fd);
 
 /// `-o, --output FILE`.
 void add_output_flag(CLI::App& app, std::string& path);

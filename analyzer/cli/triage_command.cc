@@ -71,6 +71,8 @@ int triage_command(int argc, char** argv) {
   add_rules_flag(app, options.rules_dirs,
                  "Extra rules directory; later ones override rules with the same id (repeatable)", false);
   add_color_flag(app, color);
+  ReportFlags report_flags;
+  add_report_flags(app, report_flags);
   app.add_option("--script", options.scripts,
                  "The job's batch script: its launch problems join the checks (default: a "
                  "*.sbatch/*.slurm beside the log directory)")
@@ -112,6 +114,7 @@ int triage_command(int argc, char** argv) {
     options.job.ids = {job_id};
   }
   options.prefilter = !no_prefilter;
+  options.context_lines = report_flags.context_lines;
   options.progress = !no_progress && isatty(STDERR_FILENO);
   limits.split.buffer_bytes = std::max(limits.split.buffer_bytes, limits.split.max_line_bytes + 2);
 
@@ -123,8 +126,8 @@ int triage_command(int argc, char** argv) {
 
   auto render_start = std::chrono::steady_clock::now();
   std::string rendered;
-  TextStyle style;
-  style.color = wants_color(color, output.empty() && isatty(STDOUT_FILENO));
+  const TextStyle style = text_style(report_flags, wants_color(color, output.empty() && isatty(STDOUT_FILENO)),
+                                     output.empty() ? STDOUT_FILENO : -1);
   bool any_failure = outcome.report.root_cause.has_value();
   if (all_jobs) {
     // One report per job: the envelope even for one job, so a script reads one shape.

@@ -1,5 +1,7 @@
 // `megatriage watch [PATH...] [--job ID] [--cancel]`: flags of the follow mode; the polling and
 // the report are run_watch (app/watch.h).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -8,6 +10,7 @@
 #include "base/run_cache.h"
 #include "cli/commands.h"
 #include "cli/shared_flags.h"
+#include "render/render.h"
 
 namespace megatriage {
 
@@ -42,7 +45,14 @@ nothing readable, 3 internal error, 4 --timeout passed with no root cause, 5 squ
   // One directory per --rules, as in the default command: the paths after it stay paths.
   add_rules_flag(app, options.triage.rules_dirs, kRulesFlagHelp, false);
   add_format_flag(app, format, "Report format (default: text)");
+  ReportFlags report_flags;
+  add_report_flags(app, report_flags);
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
+  options.triage.context_lines = report_flags.context_lines;
+  options.text = text_style(report_flags, false, STDOUT_FILENO);
+  // A report redirected into a batch job's output file is read later, elsewhere: the locale's
+  // glyphs only decide on a terminal.
+  if (!isatty(STDOUT_FILENO)) options.text.ascii = false;
   if (options.cancel && options.job_id.empty()) {
     std::cerr << "megatriage watch: --cancel needs --job JOBID\n";
     return kExitUsage;

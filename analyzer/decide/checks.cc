@@ -45,11 +45,12 @@ void oom_facts(RootCauseReport& r, const std::vector<OomPhaseEntry>& phases) {
   if (host_oom && !r.host.empty()) f["node"] = r.host;
 
   // The headline: figures first.
-  std::string who = r.rank >= 0 ? "rank " + std::to_string(r.rank) : "an unknown rank";
   std::string where;
   if (!r.host.empty()) where = r.host;
   if (f.count("device")) where += std::string(where.empty() ? "" : ", ") + "GPU " + f["device"];
-  std::string h = (host_oom ? "Host OOM on " : "OOM on ") + who;
+  // An unknown rank is not said: the place (host, GPU) and the figures are.
+  std::string h = host_oom ? "Host OOM" : "OOM";
+  if (r.rank >= 0) h += " on rank " + std::to_string(r.rank);
   if (!where.empty()) h += " (" + where + ")";
   if (phase) h += " during " + *phase;
   std::string mem;
@@ -282,12 +283,7 @@ void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
   }
   CheckScene scene{r, job, matcher.tables().gpu_generations, import ? &*import : nullptr, nccl ? &*nccl : nullptr};
   std::vector<CheckResult> evaluated = run_check_table(matcher.tables().runbook_checks, scene);
-  if (r.headline.empty()) {
-    std::string who = r.rank >= 0 ? "rank " + std::to_string(r.rank) : "an unknown rank";
-    if (!r.host.empty()) who += " (" + r.host + ")";
-    r.headline = r.title + " on " + who;
-    if (r.facts.count("last_iteration")) r.headline += " after iteration " + r.facts["last_iteration"];
-  }
+  // Other headlines: decide/headline.cc, once the symptoms are known.
   // The rule's own advice (ids `advice.N`, status unknown) follows the evaluated checks.
   evaluated.insert(evaluated.end(), r.checks.begin(), r.checks.end());
   r.checks = std::move(evaluated);

@@ -43,7 +43,9 @@ std::optional<long long> parse_size_bytes(const std::string& text);
 std::optional<std::string> oom_phase(const std::vector<Frame>& frames, const std::vector<OomPhaseEntry>& phases);
 
 /// Adds root facts to `r.facts`, evaluates the checks the `runbook_checks` table gives this root
-/// (before the rule's own advice; every id unique) and sets `r.headline`. `root` is the root event; `timeline` gives the rest of the job.
+/// (before the rule's own advice; every id unique) and sets the OOM and hang `r.headline`s
+/// (others: compose_headline, decide/headline.h). `root` is the root event; `timeline` gives
+/// the rest of the job.
 void evaluate_checks(RootCauseReport& r, const Event& root, const JobFacts& job,
                      const std::vector<TimelineEntry>& timeline, const RuleMatcher& matcher);
 

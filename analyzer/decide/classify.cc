@@ -1,9 +1,11 @@
 #include "decide/classify.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 
+#include "base/text_util.h"
 #include "match/rule_tags.h"
 
 namespace megatriage {
@@ -36,7 +38,65 @@ std::map<std::string, std::string> facts_for(const Event& e, const Finding& f, c
   return fields;
 }
 
+// The host of each rank, as any event of the job names it: its own line (an NCCL header, srun's
+// label, the file's name) or torchelastic's failure table, which lists rank and host of every
+// failed worker. A symptom line that names only its rank gets its host from here, so that the
+// groups can say how many hosts a symptom touched. `localhost` names no host.
+class HostsByRank {
+ public:
+  void add(int rank, const std::string& host) {
+    if (rank < 0 || rank > kMaxRank || host.empty() || host == "localhost") return;
+    if (static_cast<std::size_t>(rank) >= hosts_.size()) hosts_.resize(static_cast<std::size_t>(rank) + 1);
+    if (hosts_[static_cast<std::size_t>(rank)] == nullptr) hosts_[static_cast<std::size_t>(rank)] = &host;
+  }
+  const std::string* find(int rank) const {
+    return rank >= 0 && static_cast<std::size_t>(rank) < hosts_.size() ? hosts_[static_cast<std::size_t>(rank)] : nullptr;
+  }
+
+ private:
+  static constexpr int kMaxRank = 1 << 20;  // a garbled rank must not size the table
+  std::vector<const std::string*> hosts_;
+};
+
+// The same for SLURM task ids (srun --label lines, `%t` file names): one task per node when
+// srun starts the launchers, one per rank when it starts the ranks; either way a task has one host.
+struct JobHosts {
+  HostsByRank by_rank, by_task;
+  const std::string* find(const Attribution& who) const {
+    if (const std::string* h = by_rank.find(who.rank)) return h;
+    return by_task.find(who.task);
+  }
+};
+
+JobHosts hosts_of_ranks(const std::vector<TimelineEntry>& timeline, const std::optional<Finding>& finding) {
+  JobHosts hosts;
+  // The root's host as attribution found it (the launcher's table, srun's task lines): its rank's.
+  if (finding) hosts.by_rank.add(finding->who.rank, finding->who.host);
+  for (const TimelineEntry& t : timeline) {
+    const Event& e = *t.event;
+    hosts.by_rank.add(e.who.rank, e.who.host);
+    hosts.by_task.add(e.who.task, e.who.host);
+    if (e.kind == EventKind::ChildFailure) hosts.by_rank.add(e.child->rank, e.who.host);
+  }
+  return hosts;
+}
+
+// A stamp printed to the second stands for the whole second: against a millisecond bound a
+// symptom of the same second comes out up to 999 ms "before" its cause.
+constexpr std::int64_t kSecondUs = 1000000;
+
 }  // namespace
+
+std::optional<std::int64_t> symptom_delay(std::int64_t first_us, std::int64_t root_us, bool root_explicit,
+                                          std::optional<std::int64_t> root_after_us) {
+  const std::int64_t delay = first_us - root_us;
+  if (delay >= 0) return delay;
+  if (delay > -kSecondUs) return 0;  // the same second, as far as the stamps tell
+  // A root known only by its bounds happened somewhere before root_us: a symptom stamped
+  // inside those bounds (or above an unknown lower bound) cannot be put before or after it.
+  if (!root_explicit && (!root_after_us || first_us >= *root_after_us - kSecondUs)) return std::nullopt;
+  return delay;
+}
 
 std::string compact_ranks(const std::vector<int>& ranks) {
   std::string out;
@@ -141,7 +201,24 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
   std::vector<Slot> slots(rules.size() + 1);
   std::vector<std::size_t> order;  // slots by first appearance on the timeline
   std::optional<std::int64_t> root_us;
-  if (finding) root_us = timeline[finding->index].key_us;
+  // How the root's time is known: printed (to the millisecond or the second), or only bounded
+  // by its stream's stamps (root_us is then the upper bound, root_after_us the lower).
+  bool root_explicit = false;
+  std::optional<std::int64_t> root_after_us;
+  if (finding) {
+    root_us = timeline[finding->index].key_us;
+    const Event& root = *timeline[finding->index].event;
+    root_explicit = root.time.source == TimeSource::Explicit;
+    if (!root_explicit && root.time.known()) root_after_us = root.time.us;
+  }
+  const JobHosts job_hosts = hosts_of_ranks(timeline, finding);
+  // Rules whose message names the host (`srun: error: node2: task 1: ...`, slurmstepd's `ON
+  // node1`): the host of a line no prefix, rank or task ties to one. Only these rules' events
+  // pay for a capture, and each of them once.
+  std::vector<char> names_host(rules.size(), 0);
+  for (std::size_t k = 0; k < rules.size(); ++k)
+    names_host[k] = rules[k].regex.find("(?P<host>") != std::string::npos;
+  std::deque<std::string> captured_hosts;  // stable addresses for the slots' host pointers
   for (std::size_t i = 0; i < timeline.size(); ++i) {
     // In time order the events lie scattered over the files' lists, each a few cache misses
     // (tree d: 34,000 of them): ask for those a little ahead, so that the misses overlap.
@@ -174,6 +251,15 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
     ++g.count;
     if (e.who.rank >= 0) slot.ranks.push_back(e.who.rank);
     if (!e.who.host.empty()) slot.hosts.push_back(&e.who.host);
+    else if (const std::string* h = job_hosts.find(e.who)) slot.hosts.push_back(h);
+    else if (rule != nullptr && names_host[index]) {
+      std::map<std::string, std::string> fields = matcher.fields(e.matches.front(), matched_text(e));
+      auto it = fields.find("host");
+      if (it != fields.end() && !it->second.empty() && it->second != "localhost") {
+        captured_hosts.push_back(short_host(it->second));
+        slot.hosts.push_back(&captured_hosts.back());
+      }
+    }
     if (auto t = timeline[i].key_us) {
       if (!g.first_us || *t < *g.first_us) g.first_us = t;
       if (!g.last_us || *t > *g.last_us) g.last_us = t;
@@ -191,7 +277,7 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
     std::sort(slot.hosts.begin(), slot.hosts.end(), by_text);
     slot.hosts.erase(std::unique(slot.hosts.begin(), slot.hosts.end(), same_text), slot.hosts.end());
     for (const std::string* h : slot.hosts) g.hosts.push_back(*h);
-    if (root_us && g.first_us) g.delay_us = *g.first_us - *root_us;
+    if (root_us && g.first_us) g.delay_us = symptom_delay(*g.first_us, *root_us, root_explicit, root_after_us);
     out.push_back(std::move(g));
   }
   // What the reader needs first: other causes, then symptoms, then teardown noise; within a

@@ -21,6 +21,13 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
                                          const std::optional<Finding>& finding,
                                          const RuleMatcher& matcher);
 
+/// When a symptom group first appeared relative to the root (microseconds, >= 0 after it).
+/// Within a second before it is 0 (second-granularity stamps against millisecond bounds); before
+/// a root whose time is only bounded (`root_explicit` false), inside its bounds, it is unknown
+/// (nullopt): the logs cannot order the two. Earlier than that it stays negative.
+std::optional<std::int64_t> symptom_delay(std::int64_t first_us, std::int64_t root_us, bool root_explicit,
+                                          std::optional<std::int64_t> root_after_us);
+
 /// `0-3,7,9-10`.
 std::string compact_ranks(const std::vector<int>& ranks);
 

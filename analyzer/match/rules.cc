@@ -38,7 +38,7 @@ constexpr std::size_t kMinNeedleBytes = 2;  // the matcher's prefilter indexes n
 const std::set<std::string_view>& allowed_rule_keys() {
   static const std::set<std::string_view> keys = {
       "id",    "title",   "category", "applies_to", "role",   "priority",
-      "needles", "regex", "explain",  "checks",     "samples", "tags"};
+      "needles", "regex", "explain",  "checks",     "samples", "tags", "headline"};
   return keys;
 }
 
@@ -314,6 +314,7 @@ bool check_compiled_parts(const Rule& rule, RuleContext& ctx,
     });
   };
   check_text(rule.explain, "explain");
+  check_text(rule.headline, "headline");
   for (std::size_t i = 0; i < rule.checks.size(); ++i) {
     check_text(rule.checks[i], "checks[" + std::to_string(i) + "]");
   }
@@ -464,7 +465,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
     if (!allowed_rule_keys().count(key)) {
       ctx.report("rules.unknown-key", "unknown key \"" + key + "\"",
                  "allowed keys: id, title, category, applies_to, role, priority, needles, regex, "
-                 "explain, checks, samples, tags");
+                 "explain, headline, checks, samples, tags");
       ok = false;
     }
   }
@@ -520,6 +521,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
   ok = get_string_list(j.at("needles"), "needles", rule.needles, ctx) && ok;
   ok = get_string(j, "regex", rule.regex, ctx) && ok;
   ok = get_string(j, "explain", rule.explain, ctx) && ok;
+  if (j.contains("headline")) ok = get_string(j, "headline", rule.headline, ctx) && ok;
   if (j.contains("checks")) ok = get_string_list(j.at("checks"), "checks", rule.checks, ctx) && ok;
   if (j.contains("tags")) ok = parse_tags(j.at("tags"), rule, ctx) && ok;
   ok = parse_samples(j.at("samples"), rule, ctx) && ok;

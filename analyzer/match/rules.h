@@ -43,6 +43,9 @@ struct Rule {
   std::vector<std::string> needles;  // literals; every text the regex matches contains one
   std::string regex;     // RE2 syntax; named groups become fields
   std::string explain;   // text with {field} placeholders
+  /// The report's one-line summary with {field} placeholders (`No module named '{module}'`);
+  /// who failed is added after it. Empty: the title (or the exception line, for catch-alls).
+  std::string headline;
   std::vector<std::string> checks;  // runbook checks, with {field} placeholders
   std::vector<RuleSample> match_samples;
   std::vector<std::string> no_match_samples;

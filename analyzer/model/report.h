@@ -99,6 +99,13 @@ inline constexpr const char* kAdviceCheckId = "advice";
 /// Runbook advice: shown to the user, not decided from the logs.
 CheckResult advice_check(std::string text, std::string detail);
 
+/// One raw log line near the root cause (`--context N`), read back from its file after the
+/// analysis (never kept during the scan). `text` is as the splitter gives it, not yet printable.
+struct ContextLine {
+  std::uint64_t line = 0;  // 1-based, as `RootCauseReport::line`
+  std::string text;
+};
+
 struct RootCauseReport {
   Category category = Category::Unknown;
   std::string rule;            // rule id
@@ -132,6 +139,12 @@ struct RootCauseReport {
   // ranks (sorted, unique, without the root's) and how many such events; see reasons.
   std::vector<int> tied_ranks;
   std::size_t tied_events = 0;
+  std::string failure_name;    // the verdict line's name for it: `IMPORT`, `ValueError`, a rule's title
+  // Every rank that failed with the root's rule (the root's included), sorted; `every_rank` when
+  // that is every rank of the job.
+  std::vector<int> same_failure_ranks;
+  bool every_rank = false;
+  std::vector<ContextLine> context;  // --context N: lines line-N .. line+N of `file` (fewer at its ends)
 };
 
 struct SymptomGroup {
@@ -147,6 +160,9 @@ struct SymptomGroup {
   std::string example;         // one example text (first in time)
   std::string first_file;
   std::uint64_t first_line = 0;
+  // The root's own failure on other ranks (one event per rank): the report says it with the
+  // root, in one line, not as something that followed (decide/headline.cc).
+  bool same_as_root = false;
 };
 
 struct FileSummary {

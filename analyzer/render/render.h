@@ -15,9 +15,13 @@ std::string render_json(const Report& report);
 /// `{"schema_version": N, "jobs": [report, ...]}`, each report as render_json writes it.
 std::string render_json_jobs(const std::vector<const Report*>& reports);
 
+/// How the text report is laid out for its reader (cli/shared_flags.h fills it from the flags,
+/// the terminal and the locale).
 struct TextStyle {
   bool color = false;
-  std::size_t width = 100;
+  std::size_t width = 100;  // columns; text wraps at spaces only (a path or file:line stays whole)
+  bool verbose = false;     // -v: `info` diagnostics too, and every example path of a folded code
+  bool ascii = false;       // the locale is not UTF-8: `-`, `->`, `...` for the report's glyphs
 };
 
 /// The human report: verdict first, root cause, symptoms, checks, diagnostics. Every text that

@@ -212,6 +212,8 @@ std::string render_json(const Report& report) {
     for (const auto& [k, v] : r.facts) facts[k] = clean(v);
     json chain = json::array();
     for (const auto& c : r.chain) chain.push_back(clean(c));
+    json context = json::array();
+    for (const auto& c : r.context) context.push_back({{"line", c.line}, {"text", clean(c.text)}});
     doc["root_cause"] = {
         {"category", category_name(r.category)},
         {"rule", r.rule},
@@ -234,6 +236,10 @@ std::string render_json(const Report& report) {
         {"chain", chain},
         {"frames", frames_json(r.frames)},
         {"headline", clean(r.headline)},
+        {"failure_name", clean(r.failure_name)},
+        {"same_failure_ranks", r.same_failure_ranks},
+        {"every_rank", r.every_rank},
+        {"context", std::move(context)},
         {"checks", checks},
         {"fields", fields},
         {"facts", facts},
@@ -262,11 +268,17 @@ std::string render_json(const Report& report) {
         {"example", clean(g.example)},
         {"first_file", clean(g.first_file)},
         {"first_line", g.first_line},
+        {"same_as_root", g.same_as_root},
     });
   }
   doc["symptoms"] = nullptr;     // filled below, once every member is in
   doc["files"] = nullptr;        // written directly, below
   doc["diagnostics"] = nullptr;
+  // Occurrences per diagnostic code: what the text report folds its lines by.
+  json diagnostic_counts = json::object();
+  for (const DiagnosticGroup& g : group_diagnostics_by_code(report.diagnostics))
+    diagnostic_counts[std::string(g.code)] = g.occurrences;
+  doc["diagnostic_counts"] = std::move(diagnostic_counts);
   doc["ordering"] = report.ordering;
   json scripts = json::array();
   for (const auto& path : report.scripts) scripts.push_back(clean(path));

@@ -26,18 +26,28 @@ cp -R "$case_dir/logs" "$tmp/case/logs"
 find "$tmp/case/logs" -exec touch -h -d "2026-11-29 12:00:00 UTC" {} +
 case_dir="$tmp/case"
 
+# The text report follows the terminal's width and the locale's glyphs: goldens are made for a
+# 100-column UTF-8 report, whatever the environment running the tests says.
+export LC_ALL=C.UTF-8
+unset COLUMNS
+
 case $check in
 golden)
   run "$case_dir" --format json --jobs 2 >"$tmp/got.json"
   run "$case_dir" --color never --jobs 2 >"$tmp/got.txt"
   diff -u "$expected/$case.json" "$tmp/got.json"
   diff -u "$expected/$case.txt" "$tmp/got.txt"
-  # The text report fits a 100-column terminal (characters, not bytes).
-  export LC_ALL=C.UTF-8
+  # The text report fits a 100-column terminal (characters, not bytes), except a word that is
+  # longer than a line by itself (a path, a file:line, a URL: never cut), which stands alone
+  # after its indent and a marker or gutter (`-`, `passed`, `> 12 |`: three words at most).
   n=0
   while IFS= read -r l; do
     n=$((n + 1))
-    if (( ${#l} > 100 )); then echo "line $n is ${#l} columns: $l"; exit 1; fi
+    if (( ${#l} > 100 )); then
+      head=${l% *}
+      [[ $head == "$l" ]] && head=""
+      if (( $(wc -w <<<"$head") > 3 )); then echo "line $n is ${#l} columns: $l"; exit 1; fi
+    fi
   done <"$tmp/got.txt"
   ;;
 invariance)

@@ -28,6 +28,8 @@ endforeach()
 
 add_test(NAME e2e.cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/cli_test.sh $<TARGET_FILE:megatriage>
                               ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})
+add_test(NAME e2e.report-text COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/report_text_test.sh $<TARGET_FILE:megatriage>
+                                      ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})
 add_test(NAME e2e.lint COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/lint_test.sh $<TARGET_FILE:megatriage>
                                ${CMAKE_SOURCE_DIR}/fixtures/lint)
 add_test(NAME e2e.script-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/script_input_test.sh

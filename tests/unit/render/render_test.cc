@@ -128,17 +128,25 @@ TEST_CASE("render: no failure report says so first") {
   CHECK(nlohmann::json::parse(render_json(r))["root_cause"].is_null());
 }
 
-TEST_CASE("render: long lines wrap at the width") {
+TEST_CASE("render: long lines wrap at the width, at spaces only") {
   Report r = sample_report();
-  r.root_cause->exception = std::string(500, 'a') + " " + std::string(50, 'b');
+  // A word longer than the width (a path, a URL) stays whole on a line of its own.
+  const std::string path = "/very/long/" + std::string(200, 'a') + "/file.py:12";
+  r.root_cause->exception = std::string(50, 'b') + " " + path + " " + std::string(50, 'c') + " tail";
   TextStyle style;
   style.width = 100;
   std::string out = render_text(r, style);
+  CHECK(out.find(path) != std::string::npos);
   std::size_t start = 0;
   while (start < out.size()) {
     std::size_t end = out.find('\n', start);
     if (end == std::string::npos) end = out.size();
-    CHECK(end - start <= 100);
+    std::string_view line(out.data() + start, end - start);
+    if (line.find(path) == std::string_view::npos) {
+      CHECK(line.size() <= 100);
+    } else {
+      CHECK(line.substr(line.find_first_not_of(' ')) == path);
+    }
     start = end + 1;
   }
 }
@@ -207,5 +215,92 @@ TEST_CASE("render: a SLURM-decided root cause keeps an empty basis") {
   const nlohmann::json doc = nlohmann::json::parse(render_json(r));
   CHECK(doc["root_cause"]["basis"] == "");
   CHECK(doc["root_cause"]["evidence"] == "sacct");
+}
+
+TEST_CASE("render: diagnostics fold by code, info ones only with verbose") {
+  Report r = sample_report();
+  r.diagnostics.clear();
+  for (int i = 0; i < 512; ++i)
+    r.diagnostics.push_back(Diagnostic{Severity::Warning, "timeline.year-from-mtime", "took 2026 from the mtime",
+                                       "logs/r" + std::to_string(i) + ".err", 0, "", 1});
+  r.diagnostics.push_back(Diagnostic{Severity::Info, "read.empty-file", "file is empty", "logs/t0.out", 0, "", 1});
+  TextStyle style;
+  style.width = 100000;  // one line per diagnostic, to find it whole
+  std::string out = render_text(r, style);
+  CHECK(out.find("warning timeline.year-from-mtime 512 files: took 2026 from the mtime — e.g. logs/r0.err, "
+                 "logs/r1.err, logs/r2.err and 509 more") != std::string::npos);
+  CHECK(out.find("logs/r3.err") == std::string::npos);
+  CHECK(out.find("read.empty-file") == std::string::npos);
+  CHECK(out.find("1 info not shown, -v shows them") != std::string::npos);
+  style.verbose = true;
+  out = render_text(r, style);
+  CHECK(out.find("logs/r511.err") != std::string::npos);
+  CHECK(out.find("info read.empty-file logs/t0.out: file is empty") != std::string::npos);
+}
+
+TEST_CASE("render: ASCII glyphs when the locale is not UTF-8") {
+  Report r = sample_report();
+  r.root_cause->failure_name = "ValueError";
+  r.root_cause->headline = "a \u2192 b";
+  TextStyle style;
+  style.ascii = true;
+  std::string out = render_text(r, style);
+  CHECK(out.rfind("megatriage: FAILURE - ValueError\n", 0) == 0);
+  CHECK(out.find("a -> b") != std::string::npos);
+  for (const char* glyph : {"\u2014", "\u00b7", "\u00d7", "\u2192"}) CHECK(out.find(glyph) == std::string::npos);
+  CHECK(out.find("[unknown | python.unclassified-exception") != std::string::npos);
+}
+
+TEST_CASE("render: the context lines are numbered, the root's marked, escapes removed") {
+  Report r = sample_report();
+  r.root_cause->line = 10;
+  r.root_cause->context = {{9, "before"}, {10, "Traceback \x1b[31mred"}, {11, "after"}};
+  std::string out = render_text(r, TextStyle{});
+  CHECK(out.find("     9 | before\n") != std::string::npos);
+  CHECK(out.find("  > 10 | Traceback red\n") != std::string::npos);
+  CHECK(out.find("    11 | after\n") != std::string::npos);
+}
+
+TEST_CASE("render: the same failure on every rank is one line, not a symptom group") {
+  Report r = sample_report();
+  r.root_cause->same_failure_ranks = {0, 1, 2, 3};
+  r.root_cause->every_rank = true;
+  SymptomGroup g;
+  g.rule = r.root_cause->rule;
+  g.title = "same";
+  g.role = RuleRole::Cause;
+  g.count = 3;
+  g.ranks = {0, 1, 2};
+  g.same_as_root = true;
+  r.symptoms.push_back(g);
+  std::string out = render_text(r, TextStyle{});
+  CHECK(out.find("all 4 ranks failed the same way: ranks 0-3") != std::string::npos);
+  CHECK(out.find("What followed") == std::string::npos);
+}
+
+TEST_CASE("render: a symptom group names up to three hosts and counts more") {
+  Report r = sample_report();
+  SymptomGroup g;
+  g.rule = "host.srun-oom";
+  g.title = "srun reports a task out of memory";
+  g.count = 1;
+  g.hosts = {"node2"};
+  r.symptoms.push_back(g);
+  g.rule = "nccl.x";
+  g.hosts = {"a", "b", "c", "d"};
+  r.symptoms.push_back(g);
+  g.rule = "nccl.y";
+  g.hosts = {"e", "f"};
+  r.symptoms.push_back(g);
+  g.rule = "nccl.z";
+  g.hosts = {};  // no host known: nothing said
+  r.symptoms.push_back(g);
+  TextStyle style;
+  style.width = 1000;
+  std::string out = render_text(r, style);
+  CHECK(out.find("1×, host node2") != std::string::npos);
+  CHECK(out.find("1×, 4 hosts") != std::string::npos);
+  CHECK(out.find("1×, hosts e, f") != std::string::npos);
+  CHECK(out.find("hosts ,") == std::string::npos);
 }
 }
