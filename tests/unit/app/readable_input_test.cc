@@ -34,5 +34,11 @@ TEST_CASE("readable_input: the message counts each kind and names its first file
         "2 empty files (logs/a.err, ...)");
   CHECK(nothing_readable_message({file("logs/x", 0, false, true)}) ==
         "no readable log files under the given path(s): 1 unreadable file (logs/x)");
+  // One of megatriage's own reports is read as nothing (bytes 0) and named as what it is.
+  FileResult report = file("logs/megatriage-25.json", 0);
+  report.own_report = true;
+  CHECK_FALSE(has_text(report));
+  CHECK(nothing_readable_message({report}) ==
+        "no readable log files under the given path(s): 1 megatriage report (logs/megatriage-25.json)");
 }
 }
