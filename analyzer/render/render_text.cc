@@ -138,7 +138,20 @@ constexpr std::size_t kExamplePaths = 3;
 // One line per code: a code seen in many files says how many and names a few of them (all with
 // -v). `info` codes only with -v (an empty srun task `.out` is normal); the header says how many
 // were left out, so that nothing vanishes silently.
-void diagnostics_section(Writer& w, const std::vector<Diagnostic>& diagnostics) {
+// Which job of a shared logs/ folder this report is about: said under the verdict, where it
+// cannot be missed, and not again among the diagnostics.
+constexpr std::string_view kJobChoiceCode = "discover.several-jobs";
+
+void job_choice_line(Writer& w, const std::vector<Diagnostic>& diagnostics) {
+  for (const Diagnostic& d : diagnostics)
+    if (d.code == kJobChoiceCode) w.wrapped("", "  ", printable(d.message + " (" + d.hint + ")"));
+}
+
+void diagnostics_section(Writer& w, const std::vector<Diagnostic>& all) {
+  std::vector<Diagnostic> diagnostics;
+  for (const Diagnostic& d : all)
+    if (d.code != kJobChoiceCode) diagnostics.push_back(d);
+  if (diagnostics.empty()) return;
   std::vector<DiagnosticGroup> groups = group_diagnostics_by_code(diagnostics);
   std::size_t shown = 0, hidden = 0;
   for (const DiagnosticGroup& g : groups)
@@ -185,6 +198,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
   if (!report.root_cause) {
     w.out() += w.paint("megatriage: no failure found", "1;32") + " in " +
                std::to_string(report.files.size()) + " file(s)\n";
+    job_choice_line(w, report.diagnostics);
   } else {
     const auto& r = *report.root_cause;
     const std::string category = category_name(r.category);
@@ -195,6 +209,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
     w.out() += w.paint(w.glyphs("megatriage: FAILURE — " + label), "1;31") + "\n";
 
     w.wrapped("", "  ", printable(r.headline));
+    job_choice_line(w, report.diagnostics);
     w.heading("Root cause  [" + category + " · " + r.rule + " · confidence " + confidence_name(r.confidence) + "]");
     w.wrapped("  ", "    ", printable(r.exception));
     // Wrapped at spaces: the place stays whole, who and how-known go on the next line if long.

@@ -40,9 +40,10 @@ run 1 "$tmp/r.json" "$megatriage" --format json logs
   bad "other jobs' failures became job 25's symptoms"
 get "$tmp/r.json" '/diagnostics/[code=discover.several-jobs]/message' | grep -q "holds 5 jobs; this is job 25, the newest; others: 20 19 16 15" ||
   bad "no several-jobs diagnostic naming the others"
-# The text report says it in one line (a diagnostic).
+# The text report says it under the verdict and headline, where it cannot be missed.
 run 1 "$tmp/r.txt" "$megatriage" logs
-grep -q "discover.several-jobs" "$tmp/r.txt" || bad "text report does not say the logs hold several jobs"
+sed -n 3p "$tmp/r.txt" | grep -q "holds 5 jobs; this is job 25, the newest" ||
+  bad "text report does not say under its headline that the logs hold several jobs"
 
 # --job ID: that job's files only, its own answer.
 run 1 "$tmp/r15.json" "$megatriage" --format json --job 15 logs

@@ -304,3 +304,20 @@ TEST_CASE("render: a symptom group names up to three hosts and counts more") {
   CHECK(out.find("hosts ,") == std::string::npos);
 }
 }
+
+TEST_CASE("render: the job picked from a shared folder is said under the verdict, not among diagnostics") {
+  Report r = sample_report();
+  r.diagnostics.push_back({Severity::Warning, "discover.several-jobs",
+                           "'logs' holds 5 jobs; this is job 25, the newest; others: 20 19 16 15", "", 0,
+                           "use --job ID for another job", 1});
+  TextStyle style;
+  std::string out = render_text(r, style);
+  const std::size_t line3 = out.find('\n', out.find('\n') + 1) + 1;
+  CHECK(out.compare(line3, 16, "'logs' holds 5 j") == 0);
+  CHECK(out.find("discover.several-jobs") == std::string::npos);
+  Report none;
+  none.diagnostics = {r.diagnostics.back()};
+  out = render_text(none, style);
+  CHECK(out.find("holds 5 jobs") < out.find("file(s) read"));
+  CHECK(out.find("Diagnostics") == std::string::npos);
+}
