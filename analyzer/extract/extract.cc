@@ -196,10 +196,13 @@ class FileAnalyzer : public LineSink {
   // The extractors run here, not in a helper: this is the one call per examined line (private:
   // only the searcher calls it, through LineSink).
   void on_line(const LineView& line, const LineHit& hit) override {
-    // A line that holds nothing but a stamp, while nothing in the file is open: its time is all
-    // it can add, and a writer seen before says where it goes.
-    const bool stamp_only = hit.only_stamps && open_structures_ == 0 && adoptions_.empty() &&
-                            (hit.may_hold & kWatchEscape) == 0;
+    // A stamped line without an anchor, while nothing in the file is open, matters only for its
+    // time and its rules. With no needle, or when an earlier copy of it (up to the stamp) matched
+    // no rule (UnmatchedLines), its time is all it can add, and a writer seen before says
+    // where it goes.
+    const bool quiet = hit.stamp_at != LineHit::kNoStamp && !hit.may_anchor && open_structures_ == 0 &&
+                       adoptions_.empty() && (hit.may_hold & kWatchEscape) == 0;
+    const bool stamp_only = quiet && (hit.only_stamps || unmatched_.seen(line.text, hit.stamp_at));
     if (stamp_only && on_routed_stamp(line, hit.stamp_at)) return;
     const bool triggered = hit.triggered, needle = hit.needle;
     const std::vector<int>* candidates = hit.candidates;
@@ -272,10 +275,8 @@ class FileAnalyzer : public LineSink {
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
     // A stamped line that failed before up to its stamp fails again (UnmatchedLines).
     std::vector<RuleMatch> matches;
-    const std::size_t body_at = static_cast<std::size_t>(body.data() - line.text.data());
-    const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && text.data() == line.text.data() &&
-                      body_at <= hit.stamp_at && body.size() == line.text.size() - body_at;
-    if (needle && !(memo && unmatched_.seen(body, hit.stamp_at - body_at))) {
+    const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && text.data() == line.text.data();
+    if (needle && !(memo && unmatched_.seen(line.text, hit.stamp_at))) {
       matches = matcher_.match(body, AppliesTo::Line, candidates);
       if (memo && matches.empty()) unmatched_.remember();
     }
@@ -330,6 +331,7 @@ class FileAnalyzer : public LineSink {
         if (!inside) m = learner_.learn_header_prefix(prefix.body.substr(0, at));
         if (m.length > 0) {
           stamp_routes_.clear();  // lines with this prefix now route differently
+          unmatched_.clear();     // ... and their rules see another body
           adopt_from_ = key;
           key.learnt = PrefixLearner::combine(key.learnt, m.writer);
           layers_.push_back({prefix.body.substr(0, at), key.learnt});

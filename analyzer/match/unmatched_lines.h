@@ -30,6 +30,8 @@ class UnmatchedLines {
     return lines_.find(key_) != lines_.end();
   }
 
+  void clear() { lines_.clear(); }
+
   /// Keeps the line the last seen() looked up: it matched no rule.
   void remember() {
     // Lines that never repeat (a counter in each) would only fill memory.

@@ -92,6 +92,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
     LineHit line_hit;
     bool hit = raw.cut || raw.has_nul, needle = hit, named = !hit, stamped = hit;
     bool other = hit;               // a trigger that is not a stamp
+    bool anchor = hit;              // a trigger that may be an anchor
     std::uint64_t first_stamp = 0;  // end offset of the first stamp (0: none)
     std::uint8_t may_hold = hit ? 0xff : uncertain;  // watched texts the line may hold
     candidates_.clear();
@@ -111,8 +112,10 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         const TriggerScanner::Hit& h = hits[next_hit];
         hit = true;
         stamped = stamped || h.literal == TriggerScanner::kStamp;
-        if (h.literal != TriggerScanner::kStamp || h.needle)
+        if (h.literal != TriggerScanner::kStamp || h.needle) {
           other = true;
+          anchor = anchor || h.literal == TriggerScanner::kStamp || triggers.may_be_anchor(h.literal);
+        }
         else if (first_stamp == 0)
           first_stamp = hits_base + h.end;
         // A needle hit without a literal is the failed search's "look at every line".
@@ -136,6 +139,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
       line_hit.candidates = named ? &candidates_ : nullptr;
       line_hit.may_hold = may_hold;
       line_hit.may_stamp = stamped;
+      line_hit.may_anchor = anchor;
       const LineView line = splitter_.clean(raw);
       // A stamp ends 7 bytes after it starts (`HH:MM:SS`); cleaning that moved the text (a `\r`
       // frame) moves it too, and such a line is shown as any other.

@@ -33,6 +33,9 @@ struct LineHit {
   /// Every trigger of the line is a time-of-day stamp (no needle, no anchor): the line can
   /// matter only for its time.
   bool only_stamps = false;
+  /// An anchor (a text the extractors look for, not a rule's needle) may be in the line. Without
+  /// one, the line matters only for its stamp and to the rules whose needles it holds.
+  bool may_anchor = true;
   /// The rules that may match, ascending and unique; null: any rule may (look for needles).
   /// Valid during the on_line() call only.
   const std::vector<int>* candidates = nullptr;

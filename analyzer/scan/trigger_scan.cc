@@ -142,7 +142,7 @@ TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
   std::sort(kept.begin(), kept.end());
   kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
   std::vector<std::string> needed;
-  std::vector<bool> needle;
+  std::vector<bool> needle, anchor;
   for (const std::string& l : kept) {
     bool covered = l.empty() || std::any_of(kept.begin(), kept.end(), [&](const std::string& other) {
                      return !other.empty() && other.size() < l.size() && l.find(other) != std::string::npos;
@@ -159,9 +159,12 @@ TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
     std::sort(tags.begin(), tags.end());
     tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
     needle.push_back(in_needle);
+    anchor.push_back(std::any_of(anchors.begin(), anchors.end(),
+                                 [&](const std::string& a) { return a.find(l) != std::string::npos; }));
   }
   literals_ = needed;
   needle_ = std::move(needle);
+  anchor_ = std::move(anchor);
   if (needed.size() >= kStamp) {
     diags.add(Severity::Warning, "rules.trigger-scan-unavailable",
               "too many trigger literals (" + std::to_string(needed.size()) +

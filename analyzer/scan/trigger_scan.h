@@ -61,6 +61,9 @@ class TriggerScanner {
   /// The tags of the needles that contain literal `literal` (a Hit's), ascending, unique:
   /// whoever may want a line where it occurs. Empty for anchors and stamps.
   const std::vector<int>& needle_tags(std::uint16_t literal) const;
+  /// Whether an anchor may be where literal `literal` (a Hit's) was found: it is one, or lies
+  /// inside one. False for time-of-day stamps.
+  bool may_be_anchor(std::uint16_t literal) const { return literal < anchor_.size() && anchor_[literal]; }
   /// Marks texts a caller wants to know about per line (at most 8, each a needle or anchor, or
   /// holding one): bit i of watch_bits(literal) is set when that literal occurs inside
   /// watched[i]. A line holding watched[i] has a hit with bit i, so a line without one does not
@@ -93,6 +96,7 @@ class TriggerScanner {
   bool builtin_ = false;
   PairIndex pairs_;                  // tag: literal index
   std::vector<bool> needle_;         // per literal: a needle may be there
+  std::vector<bool> anchor_;         // per literal: an anchor may be there (may_be_anchor)
   std::string single_bytes_;
   std::vector<std::uint16_t> single_literal_;  // per byte of single_bytes_
 };

@@ -261,3 +261,45 @@ TEST_CASE("line_searcher: a paused search keeps the partial line for the next ca
 }
 
 }  // namespace megatriage
+
+namespace megatriage {
+namespace {
+// Records what the search says of each stamped line: where its stamp is, and whether it holds
+// only stamps, or may hold an anchor.
+class StampSink final : public LineSink {
+ public:
+  void on_line(const LineView& line, const LineHit& hit) override {
+    shown += std::string(line.text) + " |";
+    if (hit.stamp_at != LineHit::kNoStamp) shown += " stamp@" + std::to_string(hit.stamp_at);
+    if (hit.only_stamps) shown += " only";
+    if (hit.may_anchor) shown += " anchor";
+    shown += "\n";
+  }
+  std::string shown;
+};
+}  // namespace
+
+TEST_CASE("line_searcher: a stamped line says where its stamp is and whether an anchor may be there") {
+  DiagnosticSink diags;
+  // "pen" lies inside the anchor "open": found alone it may still be that anchor.
+  TriggerScanner scanner({{"ERROR", 7}, {"pen", 8}}, {"open", "close"}, diags, TriggerScanner::Engine::Builtin);
+  REQUIRE(scanner.ok());
+  auto source = memory_source("[W1129 10:00:00.1 x] plain\n10:00:01 ERROR y\nclose at 10:00:02\n"
+                              "no stamp ERROR\n  at 10:00:03 a pen\nx\rat 10:00:04 framed\n",
+                              Compression::None, "x.log", diags);
+  SearchOptions options;
+  options.triggers = &scanner;
+  LineSearcher searcher(*source, diags, "x.log", options);
+  REQUIRE(searcher.start() == SourceStart::Lines);
+  StampSink sink;
+  searcher.search(sink);
+  CHECK(sink.shown ==
+        "[W1129 10:00:00.1 x] plain | stamp@7 only\n"
+        "10:00:01 ERROR y | stamp@0\n"
+        "close at 10:00:02 | stamp@9 anchor\n"
+        "no stamp ERROR |\n"
+        "  at 10:00:03 a pen | stamp@5 anchor\n"
+        "at 10:00:04 framed |\n");  // a `\r` frame moved the text: no stamp position
+}
+
+}  // namespace megatriage
