@@ -29,7 +29,11 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_write.h"
+
 namespace {
+
+using bench::kUs;
 
 constexpr std::uint64_t kSeed = 0x6d656761747269ULL;  // "megatri"
 constexpr int kGpusPerNode = 8;
@@ -37,62 +41,20 @@ constexpr int kRootRank = 517;
 constexpr int kJobId = 48213;
 constexpr const char* kWs = "/lustre/proj/llm/megatron-lm";
 constexpr const char* kSite = "/lustre/proj/llm/megatron-lm/.venv/lib/python3.11/site-packages";
-constexpr std::int64_t kUs = 1000000;
 constexpr std::int64_t kStart = (6 * 3600 + 40 * 60 + 3) * kUs;  // 2026-11-30 06:40:03
 constexpr std::int64_t kIterUs = 1912 * 1000;                     // ~1.9 s per iteration
 constexpr std::int64_t kTimeoutUs = 600 * kUs;                   // Megatron's 10 min NCCL timeout
 
-std::uint64_t splitmix(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using bench::appendf;
+using bench::Clock;
+using bench::clock_of;
+using bench::File;
 
-struct Rng {
-  std::uint64_t s;
-  Rng(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0) : s(kSeed) {
-    s ^= a * 0x9e3779b97f4a7c15ULL;
-    splitmix(s);
-    s ^= b * 0xc2b2ae3d27d4eb4fULL;
-    splitmix(s);
-    s ^= c * 0x165667b19e3779f9ULL;
-    splitmix(s);
-  }
-  std::uint64_t next() { return splitmix(s); }
-  std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
-  double unit() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+struct Rng : bench::Rng {
+  Rng(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0) : bench::Rng(kSeed, a, b, c) {}
 };
 
 // ---------------------------------------------------------------- formatting helpers
-
-void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void appendf(std::string& out, const char* fmt, ...) {
-  char buf[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if (static_cast<std::size_t>(n) < sizeof buf) {
-    out.append(buf, static_cast<std::size_t>(n));
-    return;
-  }
-  std::string big(static_cast<std::size_t>(n) + 1, '\0');
-  va_start(ap, fmt);
-  std::vsnprintf(big.data(), big.size(), fmt, ap);
-  va_end(ap);
-  out.append(big.data(), static_cast<std::size_t>(n));
-}
-
-struct Clock {
-  int h, m, s;
-  std::int64_t us;
-};
-Clock clock_of(std::int64_t t) {
-  std::int64_t sec = t / kUs;
-  return {static_cast<int>(sec / 3600), static_cast<int>(sec / 60 % 60), static_cast<int>(sec % 60), t % kUs};
-}
 
 // c10 C++ log header: `[W1130 06:41:02.512345678 file.cpp:123] ` (9 digits from the monotonic clock).
 void c10(std::string& o, int rank, char level, std::int64_t t, Rng& r, const char* where) {
@@ -626,28 +588,6 @@ void batch_phase(const Job& job, int phase, std::string& out) {
 }
 
 // ---------------------------------------------------------------- writers
-
-[[noreturn]] void die(const std::string& what) {
-  std::fprintf(stderr, "bench_gen: %s: %s\n", what.c_str(), std::strerror(errno));
-  std::exit(1);
-}
-
-struct File {
-  FILE* f = nullptr;
-  std::uint64_t bytes = 0;
-  explicit File(const std::filesystem::path& p) {
-    f = std::fopen(p.c_str(), "wb");
-    if (!f) die("cannot write " + p.string());
-    std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
-  }
-  void put(const std::string& s) {
-    if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f) != s.size()) die("write failed");
-    bytes += s.size();
-  }
-  ~File() {
-    if (f && std::fclose(f) != 0) die("close failed");
-  }
-};
 
 std::string run_dir_name(int node) {
   Rng r(static_cast<std::uint64_t>(node) + 424242);

@@ -39,7 +39,11 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_write.h"
+
 namespace {
+
+using bench::kUs;
 
 constexpr std::uint64_t kSeed = 0x7374796c6573ULL;  // "styles"
 constexpr int kRanks = 128;
@@ -48,41 +52,20 @@ constexpr int kRootRank = 77;
 constexpr int kJobId = 51877;
 constexpr const char* kWs = "/lustre/proj/llm/megatron-lm";
 constexpr const char* kSite = "/lustre/proj/llm/megatron-lm/.venv/lib/python3.11/site-packages";
-constexpr std::int64_t kUs = 1000000;
 constexpr std::int64_t kStart = 10 * 3600 * kUs;  // 2026-11-29 10:00:00
 constexpr std::int64_t kIterUs = 1912 * 1000;
 constexpr std::int64_t kTimeoutUs = 600 * kUs;
 
 enum class Style { Mixed, Logging, Srun, Pdsh };
 
-std::uint64_t splitmix(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using bench::appendf;
+using bench::Clock;
+using bench::clock_of;
+using bench::File;
 
-struct Rng {
-  std::uint64_t s;
-  Rng(std::uint64_t a, std::uint64_t b) : s(kSeed) {
-    s ^= a * 0x9e3779b97f4a7c15ULL;
-    splitmix(s);
-    s ^= b * 0xc2b2ae3d27d4eb4fULL;
-    splitmix(s);
-  }
-  std::uint64_t below(std::uint64_t n) { return n ? splitmix(s) % n : 0; }
-  double unit() { return static_cast<double>(splitmix(s) >> 11) * (1.0 / 9007199254740992.0); }
+struct Rng : bench::Rng {
+  Rng(std::uint64_t a, std::uint64_t b) : bench::Rng(kSeed, a, b, 0) {}
 };
-
-void appendf(std::string& out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void appendf(std::string& out, const char* fmt, ...) {
-  char buf[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n > 0) out.append(buf, static_cast<std::size_t>(std::min<int>(n, sizeof buf - 1)));
-}
 
 int node_of(int rank) { return rank / kGpusPerNode; }
 int local_of(int rank) { return rank % kGpusPerNode; }
@@ -91,15 +74,6 @@ std::string host(int node) {
   char b[16];
   std::snprintf(b, sizeof b, "node%03d", node + 1);
   return b;
-}
-
-struct Clock {
-  int h, m, s;
-  std::int64_t us;
-};
-Clock clock_of(std::int64_t t) {
-  std::int64_t sec = t / kUs;
-  return {static_cast<int>(sec / 3600), static_cast<int>(sec / 60 % 60), static_cast<int>(sec % 60), t % kUs};
 }
 
 // The stamp heads of each style. c10: `[W1129 10:00:00.015838 File.cpp:123] `.
@@ -281,28 +255,6 @@ void with_head(const std::string& head, std::string_view text, std::string& o) {
     text.remove_prefix(end);
   }
 }
-
-[[noreturn]] void die(const std::string& what) {
-  std::fprintf(stderr, "bench_styles: %s: %s\n", what.c_str(), std::strerror(errno));
-  std::exit(1);
-}
-
-struct File {
-  FILE* f = nullptr;
-  std::uint64_t bytes = 0;
-  explicit File(const std::filesystem::path& p) {
-    f = std::fopen(p.c_str(), "wb");
-    if (!f) die("cannot write " + p.string());
-    std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
-  }
-  void put(const std::string& s) {
-    if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f) != s.size()) die("write failed");
-    bytes += s.size();
-  }
-  ~File() {
-    if (f && std::fclose(f) != 0) die("close failed");
-  }
-};
 
 // One file per rank (mixed, logging).
 std::uint64_t write_per_rank(Style style, int iters, const std::filesystem::path& logs) {
