@@ -202,7 +202,10 @@ class FileAnalyzer : public LineSink {
     // where it goes.
     const bool quiet = hit.stamp_at != LineHit::kNoStamp && !hit.may_anchor && open_structures_ == 0 &&
                        adoptions_.empty() && (hit.may_hold & kWatchEscape) == 0;
-    const bool stamp_only = quiet && (hit.only_stamps || unmatched_.seen(line.text, hit.stamp_at));
+    // The memo is asked once a line: its answer (and the key remember() keeps) serves below too.
+    std::optional<bool> known_unmatched;
+    if (quiet && !hit.only_stamps) known_unmatched = unmatched_.seen(line.text, hit.stamp_at);
+    const bool stamp_only = quiet && (hit.only_stamps || *known_unmatched);
     if (stamp_only && on_routed_stamp(line, hit.stamp_at)) return;
     const bool triggered = hit.triggered, needle = hit.needle;
     const std::vector<int>* candidates = hit.candidates;
@@ -276,7 +279,8 @@ class FileAnalyzer : public LineSink {
     // A stamped line that failed before up to its stamp fails again (UnmatchedLines).
     std::vector<RuleMatch> matches;
     const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && text.data() == line.text.data();
-    if (needle && !(memo && unmatched_.seen(line.text, hit.stamp_at))) {
+    if (memo && !known_unmatched) known_unmatched = unmatched_.seen(line.text, hit.stamp_at);
+    if (needle && !(memo && *known_unmatched)) {
       matches = matcher_.match(body, AppliesTo::Line, candidates);
       if (memo && matches.empty()) unmatched_.remember();
     }
