@@ -452,7 +452,9 @@ class FileAnalyzer : public LineSink {
   bool on_routed_stamp(const LineView& line, std::uint32_t stamp_at) {
     const StampRoute<StreamState>* route = stamp_routes_.find(line.text.substr(0, stamp_at + 1));
     if (route == nullptr) return false;
-    std::optional<CivilTime> stamp = parse_timestamp(line.text.substr(route->named_at));
+    std::optional<CivilTime> stamp;
+    if (route->layout) stamp = read_time_with_layout(*route->layout, line.text);
+    if (!stamp) stamp = parse_timestamp(line.text.substr(route->named_at));
     if (!stamp && route->body_at != route->named_at) stamp = parse_timestamp(line.text.substr(route->body_at));
     if (!stamp) return false;
     route->stream->last_line = line.number;
@@ -467,10 +469,11 @@ class FileAnalyzer : public LineSink {
                         std::string_view body, StreamState& stream, bool launcher, int srun_task) {
     const std::size_t named_at = static_cast<std::size_t>(named_body.data() - text.data());
     const std::size_t body_at = static_cast<std::size_t>(body.data() - text.data());
-    if (named_at > stamp_at || body_at > stamp_at) return;
+    if (named_at > stamp_at || body_at > stamp_at || !stamp_routes_.has_room()) return;
     stamp_routes_.keep(text.substr(0, stamp_at + 1),
                        StampRoute<StreamState>{&stream, static_cast<std::uint32_t>(named_at),
-                                               static_cast<std::uint32_t>(body_at), launcher, srun_task});
+                                               static_cast<std::uint32_t>(body_at), launcher, srun_task,
+                                               learn_time_layout(text, named_at, stamp_at)});
   }
 
   // `launcher`: the line has no rank or tee prefix (the launcher agent, srun, slurmstepd).

@@ -11,9 +11,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+
+#include "extract/timestamp.h"
 
 namespace megatriage {
 
@@ -25,6 +28,9 @@ struct StampRoute {
   std::uint32_t body_at = 0;   // ... and after the learnt ones
   bool launcher = false;       // no rank or tee prefix: the line may bound its srun task's workers
   int srun_task = -1;
+  // How the stamp at named_at continues after its time of day, when its shape allows reading
+  // the time from the digits alone (timestamp.h).
+  std::optional<TimeOfDayLayout> layout;
 };
 
 /// Routes by a line's head (its bytes up to and including the first byte of its first stamp:
@@ -53,10 +59,11 @@ class StampRoutes {
     return last_;
   }
 
+  /// A file whose heads never repeat (a counter in every prefix) would only fill memory.
+  bool has_room() const { return routes_.size() < kMaxRoutes; }
+
   void keep(std::string_view head, const StampRoute<Stream>& route) {
-    // A file whose heads never repeat (a counter in every prefix) would only fill memory.
-    if (routes_.size() >= kMaxRoutes) return;
-    routes_.try_emplace(std::string(head), route);
+    if (has_room()) routes_.try_emplace(std::string(head), route);
   }
 
   void clear() {

@@ -2,6 +2,10 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace megatriage {
 namespace {
@@ -49,15 +53,23 @@ bool date_ok(const CivilTime& t) {
 // Leap seconds print as :60.
 bool time_ok(const CivilTime& t) { return t.hour < 24 && t.minute < 60 && t.second <= 60; }
 
-// `HH:MM:SS` at s[i].
+// Two digits at p (unchecked bounds), or -1.
+int two_digits(const char* p) {
+  const auto a = static_cast<unsigned>(p[0] - '0'), b = static_cast<unsigned>(p[1] - '0');
+  return a < 10 && b < 10 ? static_cast<int>(a * 10 + b) : -1;
+}
+
+// `HH:MM:SS` at s[i]. Every stamped line passes here, so the fixed layout is tested in one go
+// rather than digit by digit with bounds checks.
 bool read_hms(Sv s, std::size_t& i, CivilTime& t) {
-  std::size_t j = i;
-  if (!fixed_digits(s, j, 2, t.hour) || j >= s.size() || s[j] != ':') return false;
-  ++j;
-  if (!fixed_digits(s, j, 2, t.minute) || j >= s.size() || s[j] != ':') return false;
-  ++j;
-  if (!fixed_digits(s, j, 2, t.second)) return false;
-  i = j;
+  if (i + 8 > s.size()) return false;
+  const char* p = s.data() + i;
+  const int h = two_digits(p), m = two_digits(p + 3), sec = two_digits(p + 6);
+  if (h < 0 || m < 0 || sec < 0 || p[2] != ':' || p[5] != ':') return false;
+  t.hour = h;
+  t.minute = m;
+  t.second = sec;
+  i += 8;
   return true;
 }
 
@@ -80,15 +92,16 @@ int read_fraction(Sv s, std::size_t& i, bool allow_comma) {
 // `YYYY-MM-DD<sep>HH:MM:SS[.frac|,ms]` with sep one of ' ', 'T' (ISO, Slurm), '_' (torchelastic).
 // The character after it must not be a digit (so `12:00:001` is not a time).
 bool read_datetime(Sv s, std::size_t& i, CivilTime& t) {
-  std::size_t j = i;
+  if (i + 19 > s.size()) return false;
+  const char* p = s.data() + i;
+  const int y1 = two_digits(p), y2 = two_digits(p + 2), month = two_digits(p + 5), day = two_digits(p + 8);
+  if (y1 < 0 || y2 < 0 || month < 0 || day < 0 || p[4] != '-' || p[7] != '-') return false;
+  if (p[10] != ' ' && p[10] != 'T' && p[10] != '_') return false;
   CivilTime r;
-  if (!fixed_digits(s, j, 4, r.year) || j >= s.size() || s[j] != '-') return false;
-  ++j;
-  if (!fixed_digits(s, j, 2, r.month) || j >= s.size() || s[j] != '-') return false;
-  ++j;
-  if (!fixed_digits(s, j, 2, r.day) || j >= s.size()) return false;
-  if (s[j] != ' ' && s[j] != 'T' && s[j] != '_') return false;
-  ++j;
+  r.year = y1 * 100 + y2;
+  r.month = month;
+  r.day = day;
+  std::size_t j = i + 11;
   if (!read_hms(s, j, r)) return false;
   r.micros = read_fraction(s, j, /*allow_comma=*/true);
   if (j < s.size() && is_digit(s[j])) return false;
@@ -211,9 +224,10 @@ void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) 
   y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
 }
 
-}  // namespace
-
-std::optional<CivilTime> parse_timestamp(std::string_view body) {
+// parse_timestamp, also saying whether the stamp's shape reads the line from its start up to the
+// byte after its time of day (and fraction) and no further: its `HH` then decides nothing else.
+std::optional<CivilTime> parse_shaped(std::string_view body, bool& prefix_shaped) {
+  prefix_shaped = false;
   // Cheap gate: every shape is decided by the first non-space byte and the one after it, so an
   // ordinary line (traceback frame, NCCL INFO, Megatron print) costs the space skip and at most
   // two byte compares. The anchored shapes have their own first bytes: ChildFailedError lines
@@ -226,14 +240,21 @@ std::optional<CivilTime> parse_timestamp(std::string_view body) {
   const char c1 = body[i + 1];
   switch (c0) {
     case '[':
-      if (is_digit(c1)) return read_bracketed(body, i);
-      if (is_level(c1) && i + 2 < body.size() && is_digit(body[i + 2])) return read_c10(body, i);
+      if (is_digit(c1)) {
+        prefix_shaped = true;
+        return read_bracketed(body, i);
+      }
+      if (is_level(c1) && i + 2 < body.size() && is_digit(body[i + 2])) {
+        prefix_shaped = true;
+        return read_c10(body, i);
+      }
       if (c1 == 'N' && starts_with(body, i, "[NeMo ")) {
         // `[NeMo W 2024-05-01 12:00:00 nemo_logging:364]`
         std::size_t j = i + 6;
         if (j + 1 < body.size() && is_level(body[j]) && body[j + 1] == ' ') {
           j += 2;
           CivilTime t;
+          prefix_shaped = true;
           if (read_datetime(body, j, t)) return t;
         }
         return std::nullopt;
@@ -259,11 +280,102 @@ std::optional<CivilTime> parse_timestamp(std::string_view body) {
     // Python logging `2024-05-01 12:00:00,123`, ISO / sacct `2024-05-01T12:00:00`.
     std::size_t j = i;
     CivilTime t;
+    prefix_shaped = true;
     if (read_datetime(body, j, t)) return t;
     return std::nullopt;
   }
-  if (is_level(c0) && is_digit(c1)) return read_glog(body, i);
+  if (is_level(c0) && is_digit(c1)) {
+    prefix_shaped = true;
+    return read_glog(body, i);
+  }
   return std::nullopt;
+}
+
+// c10 fractions come from the monotonic clock (read_c10 drops them); every other shape keeps them.
+bool keeps_fraction(std::string_view body) {
+  std::size_t i = 0;
+  while (i < body.size() && body[i] == ' ') ++i;
+  return !(i + 2 < body.size() && body[i] == '[' && is_level(body[i + 1]) && is_digit(body[i + 2]));
+}
+
+}  // namespace
+
+std::optional<CivilTime> parse_timestamp(std::string_view body) {
+  bool prefix_shaped = false;
+  return parse_shaped(body, prefix_shaped);
+}
+
+std::optional<TimeOfDayLayout> learn_time_layout(std::string_view line, std::size_t from, std::size_t time_at) {
+  bool prefix_shaped = false;
+  std::optional<CivilTime> t = parse_shaped(line.substr(from), prefix_shaped);
+  if (!t || !prefix_shaped || time_at < from || time_at + 8 > line.size()) return std::nullopt;
+  const char* p = line.data() + time_at;
+  // The stamp's own time must be the one at time_at (not a time of day later in the line).
+  if (two_digits(p) != t->hour || two_digits(p + 3) != t->minute || two_digits(p + 6) != t->second ||
+      p[2] != ':' || p[5] != ':')
+    return std::nullopt;
+  TimeOfDayLayout layout;
+  layout.date = *t;
+  layout.time_at = static_cast<std::uint32_t>(time_at);
+  layout.keeps_fraction = keeps_fraction(line.substr(from));
+  // What the shapes read after `SS`: a fraction of at most 9 digits, then one byte they test.
+  std::size_t n = 8;
+  if (time_at + n + 1 < line.size() && (p[n] == '.' || p[n] == ',') && is_digit(p[n + 1])) {
+    ++n;
+    while (n < 18 && time_at + n < line.size() && is_digit(p[n])) ++n;
+    layout.fraction_digits = static_cast<std::uint8_t>(n - 9);
+  }
+  layout.ends_line = time_at + n >= line.size();
+  if (!layout.ends_line) ++n;  // the byte the shape tests after the time
+  layout.length = static_cast<std::uint8_t>(n);
+  std::memcpy(layout.bytes, p, n);
+  return layout;
+}
+
+namespace {
+
+// The `n` bytes at p have the template's layout: digits where it has digits, its bytes elsewhere.
+// Every stamped line of a routed writer passes here: 16 bytes at once where the line has them.
+bool fits_layout(const TimeOfDayLayout& layout, const char* p, std::size_t available) {
+  std::size_t k = 0;
+#if defined(__SSE2__)
+  if (available >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i tmpl = _mm_loadu_si128(reinterpret_cast<const __m128i*>(layout.bytes));
+    const __m128i off = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+    const __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(off, _mm_set1_epi8(9)), off);
+    const __m128i toff = _mm_sub_epi8(tmpl, _mm_set1_epi8('0'));
+    const __m128i tdigit = _mm_cmpeq_epi8(_mm_min_epu8(toff, _mm_set1_epi8(9)), toff);
+    const __m128i ok = _mm_or_si128(_mm_and_si128(tdigit, digit), _mm_andnot_si128(tdigit, _mm_cmpeq_epi8(v, tmpl)));
+    const unsigned wanted = layout.length >= 16 ? 0xffffU : (1U << layout.length) - 1;
+    if ((static_cast<unsigned>(_mm_movemask_epi8(ok)) & wanted) != wanted) return false;
+    k = 16;
+  }
+#endif
+  for (; k < layout.length; ++k)
+    if (is_digit(layout.bytes[k]) ? !is_digit(p[k]) : p[k] != layout.bytes[k]) return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<CivilTime> read_time_with_layout(const TimeOfDayLayout& layout, std::string_view line) {
+  const std::size_t at = layout.time_at, n = layout.length;
+  if (layout.ends_line ? line.size() != at + n : line.size() < at + n) return std::nullopt;
+  const char* p = line.data() + at;
+  if (!fits_layout(layout, p, line.size() - at)) return std::nullopt;
+  CivilTime t = layout.date;
+  t.hour = two_digits(p);
+  t.minute = two_digits(p + 3);
+  t.second = two_digits(p + 6);
+  if (!time_ok(t)) return std::nullopt;
+  t.micros = 0;
+  if (layout.keeps_fraction) {
+    for (std::size_t k = 0; k < layout.fraction_digits && k < 6; ++k) t.micros = t.micros * 10 + (p[9 + k] - '0');
+    for (std::size_t k = layout.fraction_digits; k < 6; ++k) t.micros *= 10;
+    if (layout.fraction_digits == 0) t.micros = 0;
+  }
+  return t;
 }
 
 std::optional<std::int64_t> civil_to_us(const CivilTime& t) {

@@ -19,6 +19,28 @@ namespace megatriage {
 /// nullopt after looking at two bytes. c10 fractions are monotonic-clock noise: micros = 0.
 std::optional<CivilTime> parse_timestamp(std::string_view body);
 
+/// How a line's stamp continues from its time of day: lines of one writer that share every byte
+/// before the time (StampRoutes keys routes by those bytes) and have this layout after it parse
+/// to the template's date with their own time, so the parse needs only their digits. Learnt for
+/// the shapes that read nothing past the byte after the time (and fraction).
+struct TimeOfDayLayout {
+  CivilTime date;                  // the template's stamp: year, month and day are kept
+  std::uint32_t time_at = 0;       // offset of `HH` in the line
+  std::uint8_t length = 0;         // bytes from time_at the shape read, with the byte it tested after
+  std::uint8_t fraction_digits = 0;
+  bool ends_line = false;          // the template line ended inside them
+  bool keeps_fraction = true;      // false for c10 (parse_timestamp drops its fraction)
+  char bytes[19] = {};             // the template's bytes there: digits where any digit may be
+};
+
+/// The layout of `line`'s stamp, read by parse_timestamp at `from`, whose time of day starts at
+/// `time_at`; nullopt when no stamp is there, its shape reads further, or its time is elsewhere.
+std::optional<TimeOfDayLayout> learn_time_layout(std::string_view line, std::size_t from, std::size_t time_at);
+
+/// The stamp of a line whose bytes before `layout.time_at` equal the template line's: what
+/// parse_timestamp would return, or nullopt when the bytes do not fit the layout (then parse).
+std::optional<CivilTime> read_time_with_layout(const TimeOfDayLayout& layout, std::string_view line);
+
 /// Microseconds since the epoch, interpreting `t` as UTC. Requires: t.year != 0 and fields in
 /// range (returns nullopt otherwise).
 std::optional<std::int64_t> civil_to_us(const CivilTime& t);

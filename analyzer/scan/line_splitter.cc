@@ -99,6 +99,7 @@ void LineSplitter::park() {
   parked_.assign(buffer_.get() + begin_, end_ - begin_);
   consumed_offset_ += begin_;
   next_nul_ -= std::min(next_nul_, begin_);
+  next_cr_ -= std::min(next_cr_, begin_);
   last_start_ -= std::min(last_start_, begin_);
   end_ -= begin_;
   begin_ = 0;
@@ -129,11 +130,13 @@ bool LineSplitter::refill() {
     std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     consumed_offset_ += begin_;
     next_nul_ -= std::min(next_nul_, begin_);
+    next_cr_ -= std::min(next_cr_, begin_);
     last_start_ -= std::min(last_start_, begin_);
     end_ -= begin_;
     begin_ = 0;
   }
   const bool nul_ahead = next_nul_ < end_;  // one still in the kept tail: no search needed
+  const bool cr_ahead = next_cr_ < end_;
   const std::size_t old_end = end_;
   std::size_t n = source_.read(buffer_.get() + end_, buffer_size_ - end_);
   if (n == 0) {
@@ -143,6 +146,7 @@ bool LineSplitter::refill() {
   end_ += n;
   total_bytes_ += n;
   if (!nul_ahead) find_next_nul(old_end);
+  if (!cr_ahead) find_next_cr(old_end);
   return true;
 }
 
@@ -151,6 +155,13 @@ void LineSplitter::find_next_nul(std::size_t from) {
   from = std::max(from, begin_);
   const void* nul = from < end_ ? std::memchr(buffer_.get() + from, '\0', end_ - from) : nullptr;
   next_nul_ = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - buffer_.get()) : end_;
+}
+
+// Likewise for '\r': most logs have none, and clean() then skips its look for them.
+void LineSplitter::find_next_cr(std::size_t from) {
+  from = std::max(from, begin_);
+  const void* cr = from < end_ ? std::memchr(buffer_.get() + from, '\r', end_ - from) : nullptr;
+  next_cr_ = cr != nullptr ? static_cast<std::size_t>(static_cast<const char*>(cr) - buffer_.get()) : end_;
 }
 
 void LineSplitter::report(bool& reported, const char* code, std::string message, const char* hint) {
@@ -165,7 +176,7 @@ void LineSplitter::report(bool& reported, const char* code, std::string message,
   diags_.add(std::move(repeat));
 }
 
-std::string_view LineSplitter::clean(char* text, std::size_t size, bool has_nul) {
+std::string_view LineSplitter::clean(char* text, std::size_t size, bool has_nul, bool has_cr) {
   if (char* nul = has_nul ? static_cast<char*>(std::memchr(text, '\0', size)) : nullptr) {
     char* end = text + size;
     for (; nul != nullptr; nul = static_cast<char*>(std::memchr(nul, '\0', end - nul))) *nul = ' ';
@@ -174,6 +185,7 @@ std::string_view LineSplitter::clean(char* text, std::size_t size, bool has_nul)
            "usually a file that was preallocated or cut by a crashed node; the count is "
            "the number of lines with NULs");
   }
+  if (!has_cr) return std::string_view(text, size);
   // CRLF, and the blank redraws some progress bars end with.
   while (size > 0 && text[size - 1] == '\r') --size;
   std::string_view view(text, size);
@@ -196,7 +208,7 @@ LineView LineSplitter::clean(const RawLine& raw) {
   line.number = raw.number;
   line.offset = raw.offset;
   line.cut = raw.cut;
-  line.text = clean(raw.data, raw.size, raw.has_nul);
+  line.text = clean(raw.data, raw.size, raw.has_nul, raw.has_cr);
   return line;
 }
 
@@ -223,6 +235,7 @@ void LineSplitter::skip_lines_before(std::uint64_t target) {
   line_number_ += lines;
   begin_ = stop;
   next_nul_ = std::max(next_nul_, begin_);
+  if (next_cr_ < begin_) find_next_cr(begin_);
 }
 
 bool LineSplitter::next_raw(RawLine& line) {
@@ -239,6 +252,7 @@ bool LineSplitter::next_raw(RawLine& line) {
       begin_ = static_cast<std::size_t>(static_cast<char*>(nl) - buffer_.get()) + 1;
       skipping_ = false;
       if (next_nul_ < begin_) find_next_nul(begin_);
+      if (next_cr_ < begin_) find_next_cr(begin_);
     }
 
     char* start = buffer_.get() + begin_;
@@ -255,6 +269,7 @@ bool LineSplitter::next_raw(RawLine& line) {
       line.cut = content > max_line;
       line.size = line.cut ? max_line : length;
       line.has_nul = next_nul_ < begin_ + line.size;
+      line.has_cr = next_cr_ < begin_ + line.size;
       last_start_ = begin_;
       last_cut_ = line.cut;
       if (line.cut) {
@@ -271,6 +286,7 @@ bool LineSplitter::next_raw(RawLine& line) {
         skipping_ = line.cut;
       }
       if (next_nul_ < begin_) find_next_nul(begin_);
+      if (next_cr_ < begin_) find_next_cr(begin_);
       return true;
     }
     if (eof_) return false;

@@ -30,6 +30,7 @@ struct RawLine {
   std::uint64_t offset = 0;
   bool cut = false;
   bool has_nul = false;      // clean() will replace NULs (and report them)
+  bool has_cr = false;       // clean() looks for '\r' (CRLF, progress-bar frames)
 };
 
 struct SplitOptions {
@@ -91,8 +92,9 @@ class LineSplitter {
   void report(bool& reported, const char* code, std::string message, const char* hint);
   bool refill();
   void acquire_buffer();
-  std::string_view clean(char* text, std::size_t size, bool has_nul);
+  std::string_view clean(char* text, std::size_t size, bool has_nul, bool has_cr);
   void find_next_nul(std::size_t from);
+  void find_next_cr(std::size_t from);
   ByteSource& source_;
   DiagnosticSink& diags_;
   std::string display_path_;
@@ -107,6 +109,7 @@ class LineSplitter {
   bool last_cut_ = false;
   std::size_t last_start_ = 0;          // buffer index of the line last returned
   std::size_t next_nul_ = 0;            // buffer index of the first NUL at/after begin_, or end_
+  std::size_t next_cr_ = 0;             // ... of the first '\r' (one memchr per refill, not per line)
   std::uint64_t line_number_ = 0;
   std::uint64_t total_bytes_ = 0;       // bytes received from the source
   std::uint64_t consumed_offset_ = 0;   // stream offset of buffer_[0]

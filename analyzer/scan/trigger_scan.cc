@@ -172,29 +172,36 @@ TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
               "", 0, "use fewer needles");
     return;
   }
+  // A one-byte literal (ESC) is found by memchr in either engine: in Vectorscan's literal
+  // matcher it more than doubled the cost of the whole search (docs/performance.md).
+  std::vector<std::string> multi;
+  std::vector<unsigned> multi_ids;
+  for (std::size_t i = 0; i < needed.size(); ++i) {
+    if (needed[i].size() == 1) {
+      single_bytes_ += needed[i];
+      single_literal_.push_back(static_cast<std::uint16_t>(i));
+    } else {
+      multi.push_back(needed[i]);
+      multi_ids.push_back(static_cast<unsigned>(i));
+    }
+  }
 #if MEGATRIAGE_HAVE_VECTORSCAN
   if (engine == Engine::Best) {
-    compile_vectorscan(needed, diags, cache);
+    compile_vectorscan(multi, multi_ids, diags, cache);
     if (database_ != nullptr) return;
   }
 #endif
   (void)engine;
   (void)diags;
   (void)cache;
-  for (std::size_t i = 0; i < needed.size(); ++i) {
-    if (needed[i].size() == 1) {
-      single_bytes_ += needed[i];
-      single_literal_.push_back(static_cast<std::uint16_t>(i));
-    } else {
-      pairs_.add(needed[i], static_cast<int>(i));
-    }
-  }
+  for (std::size_t i = 0; i < multi.size(); ++i) pairs_.add(multi[i], static_cast<int>(multi_ids[i]));
   pairs_.finish();
   builtin_ = true;
 }
 
 #if MEGATRIAGE_HAVE_VECTORSCAN
-void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags,
+void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals,
+                                        const std::vector<unsigned>& literal_ids, DiagnosticSink& diags,
                                         const RunCache* cache) {
   static std::atomic<std::uint64_t> serials{0};
   // The database depends on the literals, their order (ids) and the Vectorscan build; it is
@@ -202,7 +209,9 @@ void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals
   std::string key;
   if (cache != nullptr && cache->enabled()) {
     std::string what = hs_version();
-    for (const std::string& l : literals) what.append(1, '\0').append(std::to_string(l.size())).append(1, ':').append(l);
+    for (std::size_t i = 0; i < literals.size(); ++i)
+      what.append(1, '\0').append(std::to_string(literal_ids[i])).append(1, '=').append(std::to_string(literals[i].size()))
+          .append(1, ':').append(literals[i]);
     key = cache->key("triggers", what);
     if (std::optional<std::string> bytes = cache->get(key)) {
       hs_database_t* db = nullptr;
@@ -215,8 +224,7 @@ void TriggerScanner::compile_vectorscan(const std::vector<std::string>& literals
   }
   std::vector<const char*> expressions;
   std::vector<std::size_t> lengths;
-  std::vector<unsigned> flags(literals.size(), 0), ids(literals.size(), 0);
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<unsigned>(i);
+  std::vector<unsigned> flags(literals.size(), 0), ids = literal_ids;
   for (const std::string& l : literals) {
     expressions.push_back(l.data());
     lengths.push_back(l.size());
@@ -285,13 +293,13 @@ void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit
       hits.push_back({static_cast<std::uint32_t>(start + e.text.size() - 1), literal, needle_[literal]});
       return false;
     });
-    for (std::size_t b = 0; b < single_bytes_.size(); ++b)
-      for (const char* p = text.data();
-           (p = static_cast<const char*>(std::memchr(p, single_bytes_[b], text.data() + text.size() - p))); ++p)
-        hits.push_back({static_cast<std::uint32_t>(p - text.data()), single_literal_[b], needle_[single_literal_[b]]});
   } else {
     scan_vectorscan(text, hits);
   }
+  for (std::size_t b = 0; b < single_bytes_.size(); ++b)
+    for (const char* p = text.data();
+         (p = static_cast<const char*>(std::memchr(p, single_bytes_[b], text.data() + text.size() - p))); ++p)
+      hits.push_back({static_cast<std::uint32_t>(p - text.data()), single_literal_[b], needle_[single_literal_[b]]});
   auto by_end = [](const Hit& a, const Hit& b) { return a.end < b.end; };
   if (!std::is_sorted(hits.begin() + static_cast<long>(first), hits.end(), by_end))
     std::sort(hits.begin() + static_cast<long>(first), hits.end(), by_end);

@@ -82,8 +82,9 @@ class TriggerScanner {
   void scan(std::string_view text, std::vector<Hit>& hits) const;
 
  private:
-  void compile_vectorscan(const std::vector<std::string>& literals, DiagnosticSink& diags,
-                          const RunCache* cache);
+  // `literals[i]` reports as literal `literal_ids[i]`.
+  void compile_vectorscan(const std::vector<std::string>& literals, const std::vector<unsigned>& literal_ids,
+                          DiagnosticSink& diags, const RunCache* cache);
   void scan_vectorscan(std::string_view text, std::vector<Hit>& hits) const;
   struct Database;
   Database* database_ = nullptr;
@@ -92,11 +93,12 @@ class TriggerScanner {
   std::vector<std::string> literals_;   // the literals searched, by index
   std::vector<std::uint8_t> watch_bits_;  // per literal: watch()
   std::uint8_t uncertain_watches_ = 0xff;  // no watch(): nothing can be ruled out
-  // Built-in engine: literals of 2+ bytes by byte pair (tag 1: needle), single bytes by memchr.
+  // Built-in engine: literals of 2+ bytes by byte pair.
   bool builtin_ = false;
   PairIndex pairs_;                  // tag: literal index
   std::vector<bool> needle_;         // per literal: a needle may be there
   std::vector<bool> anchor_;         // per literal: an anchor may be there (may_be_anchor)
+  // Either engine: one-byte literals by memchr.
   std::string single_bytes_;
   std::vector<std::uint16_t> single_literal_;  // per byte of single_bytes_
 };

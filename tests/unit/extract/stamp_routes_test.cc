@@ -18,8 +18,8 @@ TEST_CASE("a route is found by its exact head only") {
   StampRoutes<Stream> routes;
   Stream a{1}, b{2};
   CHECK(routes.find("[rank1]:[W1129 1") == nullptr);
-  routes.keep("[rank1]:[W1129 1", StampRoute<Stream>{&a, 8, 8, false, -1});
-  routes.keep("2026-11-29 0", StampRoute<Stream>{&b, 0, 0, true, 3});
+  routes.keep("[rank1]:[W1129 1", StampRoute<Stream>{&a, 8, 8, false, -1, std::nullopt});
+  routes.keep("2026-11-29 0", StampRoute<Stream>{&b, 0, 0, true, 3, std::nullopt});
   const StampRoute<Stream>* r = routes.find("[rank1]:[W1129 1");
   REQUIRE(r != nullptr);
   CHECK(r->stream == &a);
@@ -39,12 +39,12 @@ TEST_CASE("a route is found by its exact head only") {
 TEST_CASE("copies and cleared routes are empty") {
   StampRoutes<Stream> routes;
   Stream a;
-  routes.keep("node7: [2026-11-29 1", StampRoute<Stream>{&a, 0, 7, true, -1});
+  routes.keep("node7: [2026-11-29 1", StampRoute<Stream>{&a, 0, 7, true, -1, std::nullopt});
   REQUIRE(routes.find("node7: [2026-11-29 1") != nullptr);
   StampRoutes<Stream> copy = routes;  // its routes would point at the original's streams
   CHECK(copy.find("node7: [2026-11-29 1") == nullptr);
   StampRoutes<Stream> assigned;
-  assigned.keep("x 1", StampRoute<Stream>{&a, 0, 0, true, -1});
+  assigned.keep("x 1", StampRoute<Stream>{&a, 0, 0, true, -1, std::nullopt});
   assigned = routes;
   CHECK(assigned.find("x 1") == nullptr);
   routes.clear();
@@ -54,7 +54,7 @@ TEST_CASE("copies and cleared routes are empty") {
 TEST_CASE("heads that never repeat stop being kept") {
   StampRoutes<Stream> routes;
   Stream a;
-  for (int i = 0; i < 10000; ++i) routes.keep("[" + std::to_string(i) + "] 1", StampRoute<Stream>{&a, 0, 0, true, -1});
+  for (int i = 0; i < 10000; ++i) routes.keep("[" + std::to_string(i) + "] 1", StampRoute<Stream>{&a, 0, 0, true, -1, std::nullopt});
   CHECK(routes.find("[0] 1") != nullptr);
   CHECK(routes.find("[9999] 1") == nullptr);
 }

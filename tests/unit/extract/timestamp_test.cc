@@ -249,6 +249,70 @@ TEST_SUITE("timestamp") {
     }
   }
 
+  // The layout read must say what parse_timestamp says whenever it answers: lines that share the
+  // template's bytes before the time, with every byte after it mutated (digits, separators,
+  // terminators, lengths), across every shape that learns a layout.
+  TEST_CASE("timestamp: a time read by layout equals the full parse") {
+    const std::string_view templates[] = {
+        "2026-11-29 10:06:04,902 - INFO - trainer - step 1",
+        "[rank5]:[W1129 10:00:00.015838 ProcessGroupNCCL.cpp:4718] Warning: x",
+        "[2026-11-29 10:00:00] iteration 3/ 500000 |",
+        "[2026-11-29 10:00:00,123] [INFO] [timer.py:264:stop]",
+        "E0925 17:40:00.218000 16555 path:869] msg",
+        "[NeMo W 2024-05-01 12:00:00 nemo_logging:364] x",
+        "2024-05-01T12:00:00",
+        "2024-05-01 12:00:00.123456789 tail",
+        "[E728 15:01:59.561275187 socket.cpp:1028] y",
+    };
+    const char replacements[] = {'0', '5', '9', ':', '.', ',', ' ', ']', 'x', '\0'};
+    int answered = 0;
+    for (std::string_view tmpl : templates) {
+      CAPTURE(tmpl);
+      const std::size_t from = tmpl[0] == '[' && tmpl[1] == 'r' ? 8 : 0;
+      const std::size_t time_at = std::string(tmpl).find(':', from) - 2;
+      std::optional<TimeOfDayLayout> layout = learn_time_layout(tmpl, from, time_at);
+      REQUIRE(layout.has_value());
+      REQUIRE(read_time_with_layout(*layout, tmpl).has_value());
+      // Every single-byte change after the time, and cuts of the line at every length.
+      for (std::size_t at = time_at; at < tmpl.size() && at < time_at + 24; ++at) {
+        for (char c : replacements) {
+          std::string line(tmpl);
+          line[at] = c;
+          CAPTURE(line);
+          if (std::optional<CivilTime> t = read_time_with_layout(*layout, line)) {
+            ++answered;
+            std::optional<CivilTime> full = parse_timestamp(std::string_view(line).substr(from));
+            REQUIRE(full.has_value());
+            CHECK(to_debug_string(*t) == to_debug_string(*full));
+          }
+        }
+      }
+      for (std::size_t size = time_at; size <= tmpl.size(); ++size) {
+        std::string_view cut = tmpl.substr(0, size);
+        if (std::optional<CivilTime> t = read_time_with_layout(*layout, cut)) {
+          std::optional<CivilTime> full = parse_timestamp(cut.substr(from));
+          REQUIRE(full.has_value());
+          CHECK(to_debug_string(*t) == to_debug_string(*full));
+        }
+      }
+    }
+    CHECK(answered > 100);  // the layout answers for most digit changes
+  }
+
+  TEST_CASE("timestamp: shapes that read past the time learn no layout") {
+    // Megatron print_datetime's stamp is found from the line's end; ChildFailedError's row and
+    // slurmstepd's lines by an anchor.
+    const std::string_view line = "[after training is done] datetime: 2026-11-29 10:00:00 ";
+    CHECK(parse_timestamp(line).has_value());
+    CHECK_FALSE(learn_time_layout(line, 0, line.find(':', 30) - 2).has_value());
+    const std::string_view row = "  time      : 2024-05-01_12:00:00";
+    CHECK(parse_timestamp(row).has_value());
+    CHECK_FALSE(learn_time_layout(row, 0, row.find("12:")).has_value());
+    // A time of day that is not the stamp's.
+    const std::string_view late = "2026-11-29 10:06:04,902 - step at 11:00:00";
+    CHECK_FALSE(learn_time_layout(late, 0, late.find("11:")).has_value());
+  }
+
   TEST_CASE("timestamp: debug string marks a missing year") {
     CHECK(to_debug_string(civil(0, 7, 28, 15, 1, 59)) == R"(????-07-28 15:01:59)");
     CHECK(to_debug_string(civil(2024, 5, 1, 12, 0, 0, 123)) == "2024-05-01 12:00:00.000123");
