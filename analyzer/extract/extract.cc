@@ -414,17 +414,22 @@ class FileAnalyzer : public LineSink {
   // registry says per key.
   void keep_facts() {
     for (auto& fact : new_facts_) {
-      const FactMerge merge = fact_spec(fact.key).in_file;
-      bool progress = merge == FactMerge::Latest;
-      bool per_rank = merge == FactMerge::MaxPerRank;
-      std::string slot = per_rank ? fact.key + "#" + std::to_string(fact.rank) : fact.key;
-      auto [it, inserted] = fact_slots_.try_emplace(slot, result_.facts.size());
-      if (inserted) {
+      // Iteration lines bring four facts each: the key's policy and slot are found without
+      // building a string or searching the registry.
+      auto key = key_slots_.find(std::string_view(fact.key));
+      if (key == key_slots_.end()) key = key_slots_.emplace(fact.key, KeySlot{fact_spec(fact.key).in_file}).first;
+      const FactMerge merge = key->second.merge;
+      std::size_t& slot = merge == FactMerge::MaxPerRank
+                              ? rank_slots_.try_emplace({fact.key, fact.rank}, KeySlot::kNone).first->second
+                              : key->second.index;
+      if (slot == KeySlot::kNone) {
+        slot = result_.facts.size();
         result_.facts.push_back(std::move(fact));
-      } else if (progress) {
-        result_.facts[it->second] = std::move(fact);
-      } else if (per_rank && std::atof(fact.value.c_str()) > std::atof(result_.facts[it->second].value.c_str())) {
-        result_.facts[it->second] = std::move(fact);
+      } else if (merge == FactMerge::Latest) {
+        result_.facts[slot] = std::move(fact);
+      } else if (merge == FactMerge::MaxPerRank &&
+                 std::atof(fact.value.c_str()) > std::atof(result_.facts[slot].value.c_str())) {
+        result_.facts[slot] = std::move(fact);
       }
     }
     new_facts_.clear();
@@ -698,7 +703,18 @@ class FileAnalyzer : public LineSink {
   bool reported_utf8_ = false;
   bool reported_backwards_ = false;
   std::vector<Fact> new_facts_;
-  std::unordered_map<std::string, std::size_t> fact_slots_;
+  // Where each fact key's kept value is in result_.facts (per rank for MaxPerRank keys).
+  struct KeySlot {
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    FactMerge merge = FactMerge::First;
+    std::size_t index = kNone;
+  };
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, KeySlot, KeyHash, std::equal_to<>> key_slots_;
+  std::map<std::pair<std::string, int>, std::size_t> rank_slots_;
   ChildFailureTable child_failures_;
   RankMentions rank_mentions_;
   StampRoutes<StreamState> stamp_routes_;

@@ -173,23 +173,69 @@ std::string required_regex_prefix(std::string_view regex) {
   return prefix;
 }
 
+namespace {
+
+// The texts `regex[i...]` must start with when it starts with a plain literal run or a small
+// bracket class of plain characters (`[EF]`), not quantified (of a quantified run, all but its
+// last character). {""} when neither is there: nothing known.
+std::vector<std::string> mandatory_continuation(std::string_view regex, std::size_t i) {
+  std::string run = literal_run(regex, i);
+  if (!run.empty()) {
+    if (quantified_at(regex, i)) run.pop_back();
+    return {run};
+  }
+  if (i < regex.size() && regex[i] == '[') {
+    constexpr std::size_t kMaxClass = 4;
+    std::size_t close = regex.find(']', i + 1);
+    if (close != std::string_view::npos && close > i + 1 && close - i - 1 <= kMaxClass) {
+      std::string_view members = regex.substr(i + 1, close - i - 1);
+      bool plain = std::none_of(members.begin(), members.end(), [](char c) { return is_meta(c) || c == '-'; });
+      if (plain && !quantified_at(regex, close + 1)) {
+        std::vector<std::string> out;
+        for (char c : members) out.emplace_back(1, c);
+        return out;
+      }
+    }
+  }
+  return {""};
+}
+
+}  // namespace
+
 LeadingLiterals leading_literals(std::string_view regex) {
   LeadingLiterals out;
   if (unsupported(regex)) return out;
   std::size_t i = 0;
   if (regex.substr(0, 3) == "(?:") {
-    // `(?:a|b|...)` of plain literals, not quantified.
+    // `(?:a|b|...)` of plain literals, not quantified; a branch may be `^` (the text's start).
     i = 3;
+    bool at_start = false;
     for (;;) {
-      std::string branch = literal_run(regex, i);
-      if (branch.empty() || i >= regex.size()) return {};
-      out.literals.push_back(std::move(branch));
+      if (i + 1 < regex.size() && regex[i] == '^' && (regex[i + 1] == '|' || regex[i + 1] == ')')) {
+        at_start = true;
+        ++i;
+      } else {
+        std::string branch = literal_run(regex, i);
+        if (branch.empty() || i >= regex.size()) return {};
+        out.literals.push_back(std::move(branch));
+      }
       if (regex[i] == ')') break;
       if (regex[i] != '|') return {};
       ++i;
     }
     ++i;
     if (quantified_at(regex, i)) return {};
+    if (at_start) {
+      // `(?:^|\[)[EF]`: what follows the group narrows both the start and the other branches,
+      // so that a line holding a `[` but no `[E` or `[F`, and starting with neither, is no match.
+      std::vector<std::string> next = mandatory_continuation(regex, i);
+      std::vector<std::string> literals;
+      for (const std::string& b : out.literals)
+        for (const std::string& n : next) literals.push_back(b + n);
+      out.literals = std::move(literals);
+      out.at_start = std::move(next);
+      return out;  // not `whole`: the start branch is not a literal to find
+    }
   } else {
     std::string prefix = literal_run(regex, i);
     if (quantified_at(regex, i)) {
@@ -436,8 +482,10 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
       // No match starts before the first occurrence of a leading literal: the outcome depends
       // on the text from there only (also the memo's key).
       const LeadingLiterals& lead = c.lead[rule];
-      std::size_t from = lead.literals.empty() ? 0 : std::string_view::npos;
+      std::size_t from = lead.literals.empty() && lead.at_start.empty() ? 0 : std::string_view::npos;
       for (const std::string& l : lead.literals) from = std::min(from, text.find(l));
+      for (const std::string& l : lead.at_start)
+        if (text.substr(0, l.size()) == l) from = 0;
       if (from == std::string_view::npos) continue;
       // A literal and a tail that matches anything: found is matched (no RE2 call; a third of
       // tree d's were such, the watchdog's "terminated with exception: <reason>").

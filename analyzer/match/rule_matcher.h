@@ -99,11 +99,14 @@ std::string required_regex_prefix(std::string_view regex);
 
 /// What every match of `regex` (read as required_regex_prefix reads it) starts with: one of
 /// `literals`, which are required_regex_prefix's or the branches of a leading `(?:a|b|...)`
-/// group of plain literals; none when unknown. `whole`: a match is one of them followed by a
-/// tail that can match nothing (`.*` or `[...]*`, alone or as one group), so finding a literal
-/// is finding a match.
+/// group of plain literals; none when unknown. A `^` branch of that group puts what must follow
+/// the group in `at_start` (a match may also start at the text's start with one of them; {""}:
+/// with anything) and appends it to the other branches. `whole`: a match is one of them followed
+/// by a tail that can match nothing (`.*` or `[...]*`, alone or as one group), so finding a
+/// literal is finding a match.
 struct LeadingLiterals {
   std::vector<std::string> literals;
+  std::vector<std::string> at_start;
   bool whole = false;
 };
 LeadingLiterals leading_literals(std::string_view regex);

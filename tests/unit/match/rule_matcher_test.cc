@@ -309,6 +309,47 @@ TEST_CASE("rule_matcher: required literal prefix of a regex") {
   }
 }
 
+// A `^` branch (c10's `(?:^|\[)[EF]...`): the literals and starts it claims must hold for RE2
+// on every text: no match starts before the first literal, unless the text starts with one of
+// `at_start`.
+TEST_CASE("rule_matcher: leading literals of a group with a start-of-text branch") {
+  struct Case {
+    const char* regex;
+    std::vector<std::string> literals;
+    std::vector<std::string> at_start;
+  };
+  const Case cases[] = {
+      {R"((?:^|\[)[EF][0-9]* x\.cpp:)", {"[E", "[F"}, {"E", "F"}},
+      {R"((?:^|\[|\()E1 (?P<m>.*))", {"[E1 ", "(E1 "}, {"E1 "}},
+      {R"((?:^|\[)ab*c)", {"[a"}, {"a"}},         // of a quantified run, all but its last
+      {R"((?:^|x)[a-c]y)", {"x"}, {""}},           // a range: only the branch itself is known
+      {R"((?:^|x)[abcde]y)", {"x"}, {""}},         // a class too large to spell out
+      {R"((?:^|x)?y)", {}, {}},                    // the group may be skipped
+  };
+  const char* texts[] = {"E1 x.cpp: m", "[E12 x.cpp: m", "W1 [F x.cpp:", "  [W1 x.cpp:", "abbc [abc",
+                         "[ab", "xay by", "xdy", "(E1 q", "[E1 q", "E1 q", "y", "ay", "[I [E3 x.cpp:"};
+  for (const Case& c : cases) {
+    CAPTURE(c.regex);
+    const LeadingLiterals got = leading_literals(c.regex);
+    CHECK(got.literals == c.literals);
+    CHECK(got.at_start == c.at_start);
+    CHECK_FALSE(got.whole);
+    RE2 re(c.regex);
+    REQUIRE(re.ok());
+    if (got.literals.empty() && got.at_start.empty()) continue;
+    for (std::string text : texts) {
+      CAPTURE(text);
+      re2::StringPiece m;
+      if (!re.Match(text, 0, text.size(), RE2::UNANCHORED, &m, 1)) continue;
+      std::size_t first = std::string::npos;
+      for (const std::string& l : got.literals) first = std::min(first, text.find(l));
+      for (const std::string& l : got.at_start)
+        if (text.rfind(l, 0) == 0) first = 0;
+      CHECK(static_cast<std::size_t>(m.data() - text.data()) >= first);
+    }
+  }
+}
+
 TEST_CASE("rule_matcher: leading literals of a regex, and whether finding one is a match") {
   struct Case {
     const char* regex;
