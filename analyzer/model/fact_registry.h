@@ -1,6 +1,7 @@
 // The fact registry: every fact key the extractors produce, with its value type and how repeated
 // values merge, within one file (extract/extract.cc keep_facts) and across the job's files
-// (decide/checks.cc collect_job_facts). Both stages ask here instead of naming keys themselves.
+// (decide/checks.cc collect_job_facts). Both stages ask here instead of naming keys themselves;
+// the JSON report asks for the type (model/typed_value.h), of the root cause's own facts too.
 // It is a C++ table, not data in rules/: facts are mechanism (what the extractors emit), and a
 // key no extractor produces would merge nothing.
 #pragma once
