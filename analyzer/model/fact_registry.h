@@ -18,7 +18,7 @@ enum class FactType : std::uint8_t {
   Float,  // decimal number (MB figures, loss)
   Bool,   // True/False as Python prints it, or true/false, 1/0 as shells echo it
   Text,   // any text (addresses, paths, GPU model)
-  List,   // Python list or comma-separated values, kept as printed
+  List,   // Python list or comma-separated values (the JSON report writes an array)
 };
 
 /// How repeated values of one key merge into one.

@@ -3,6 +3,8 @@
 // for each failed check, `::notice` for the verdict. Text is escaped as the Actions toolkit does
 // (actions/toolkit, command.ts), so no log line can end a command early or start another.
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/text_util.h"
 #include "render/render.h"

@@ -3,7 +3,9 @@
 // checks with their status, the symptom groups. At most kMaxMarkdownLines lines whatever the job: long
 // lists are cut and say how many rows were left out; the JSON report has everything.
 #include <algorithm>
+#include <cctype>
 #include <string_view>
+#include <vector>
 
 #include "base/text_util.h"
 #include "base/version.h"
@@ -137,6 +139,9 @@ std::string delay(const SymptomGroup& g) {
   return std::to_string(s) + " s";
 }
 
+// An empty cell reads as a rendering fault: say that nothing is known.
+std::string or_dash(std::string s) { return s.empty() ? "—" : s; }
+
 void symptoms_section(std::string& out, const Report& report) {
   std::vector<const SymptomGroup*> groups;
   for (const SymptomGroup& g : report.symptoms)
@@ -147,7 +152,7 @@ void symptoms_section(std::string& out, const Report& report) {
   for (std::size_t i = 0; i < groups.size() && i < kSymptomRows; ++i) {
     const SymptomGroup& g = *groups[i];
     out += "| " + md(g.title) + " (" + md(g.rule) + ") | " + role_name(g.role) + " | " + std::to_string(g.count) +
-           " | " + md(compact_ranks(g.ranks), 60) + " | " + delay(g) + " | " +
+           " | " + or_dash(md(compact_ranks(g.ranks), 60)) + " | " + or_dash(delay(g)) + " | " +
            md(g.first_file + ":" + std::to_string(g.first_line)) + " |\n";
   }
   if (groups.size() > kSymptomRows)
