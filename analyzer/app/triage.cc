@@ -275,6 +275,8 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   };
   run_beside(threads, timeline_side, file_side);
   for (auto& d : script_diags.take()) run_diags.add(std::move(d));
+  if (report.root_cause)
+    for (auto& d : untyped_value_diagnostics(*report.root_cause)) run_diags.add(std::move(d));
   add_script_findings(report, scripts, matcher.tables(), run_diags);
   if (report.root_cause && root_file)
     report.root_cause->context = read_context_lines(*root_file, report.root_cause->line, root_offset, options.context_lines,

@@ -1,4 +1,4 @@
-// `megatriage lint [--rules DIR]... [--disable ID]... SCRIPT...`: check sbatch scripts against
+// `megatriage lint [--rules DIR]... [--disable ID]... [--format text|json|sarif] SCRIPT...`: check sbatch scripts against
 // the runbook's launch rules (lint/lint.h), in the words of the rules' lint_rules table. Every
 // path is tried; one that cannot be linted (missing, a directory, a FIFO, binary, empty,
 // unreadable, too large, not a shell script) is a message on stderr and the others go on.
@@ -16,6 +16,7 @@
 #include "lint/script_file.h"
 #include "match/knowledge_tables.h"
 #include "match/rules.h"
+#include "render/render_lint.h"
 
 namespace megatriage {
 
@@ -50,6 +51,9 @@ int lint_command(int argc, char** argv) {
       ->allow_extra_args(false);
   std::vector<std::string> dirs;
   add_rules_flag(app, dirs, kRulesFlagHelp, false);  // the words after DIR stay scripts
+  std::string format = "text";
+  add_format_flag(app, format, "Output: text, json, or sarif (SARIF 2.1.0, for code scanning)",
+                  {"text", "json", "sarif"});
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
   // The findings' words are data (rules/lint.json): load the rules as triage does, so a
   // --rules directory can reword a finding. A rules problem is shown and does not stop lint.
@@ -85,19 +89,26 @@ int lint_command(int argc, char** argv) {
     options.disabled.push_back(id);
   }
   LintTally tally;
+  std::vector<LintedScript> linted;  // --format json|sarif: written once all are linted
   for (const auto& path : scripts) {
     DiagnosticSink diags;
     std::optional<std::string> text = read_batch_script(path, path, diags);
-    print_diagnostics(diags);
+    print_diagnostics(diags);  // on stderr in every format: a CI log shows why
+    LintedScript one{path, text.has_value(), {}, diags.items()};
     if (!text) {
       ++tally.not_linted;
+      linted.push_back(std::move(one));
       continue;
     }
-    auto found = lint_script(*text, options);
-    tally.add(found);
-    std::cout << render_lint(path, found);
+    one.findings = lint_script(*text, options);
+    tally.add(one.findings);
+    if (format == "text") std::cout << render_lint(path, one.findings);
+    linted.push_back(std::move(one));
   }
-  std::cout << render_lint_summary(tally) << std::flush;
+  if (format == "json") std::cout << render_lint_json(linted, tally);
+  else if (format == "sarif") std::cout << render_lint_sarif(linted, tables.lint_rules);
+  else std::cout << render_lint_summary(tally);
+  std::cout << std::flush;
   if (tally.not_linted > 0) return kExitUsage;
   return tally.failing() > 0 ? kExitFailure : kExitNoFailure;
 }

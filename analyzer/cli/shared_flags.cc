@@ -33,8 +33,8 @@ void add_rules_flag(CLI::App& app, std::vector<std::string>& dirs, const char* h
   app.add_option("--rules", dirs, help)->allow_extra_args(allow_extra_args);
 }
 
-void add_format_flag(CLI::App& app, std::string& format, const char* help) {
-  app.add_option("--format", format, help)->check(CLI::IsMember({"text", "json"}));
+void add_format_flag(CLI::App& app, std::string& format, const char* help, const std::vector<std::string>& formats) {
+  app.add_option("--format", format, help)->check(CLI::IsMember(formats));
 }
 
 void add_color_flag(CLI::App& app, std::string& mode) {

@@ -39,8 +39,10 @@ std::optional<int> parse_flags(CLI::App& app, int argc, char** argv);
 /// paths).
 void add_rules_flag(CLI::App& app, std::vector<std::string>& dirs, const char* help, bool allow_extra_args);
 
-/// `--format text|json`. `help` says what the format applies to.
-void add_format_flag(CLI::App& app, std::string& format, const char* help = "Report format");
+/// `--format`, one of `formats` (text and json unless the command renders more). `help` says
+/// what the format applies to.
+void add_format_flag(CLI::App& app, std::string& format, const char* help = "Report format",
+                     const std::vector<std::string>& formats = {"text", "json"});
 
 /// `--color auto|always|never`; resolve it with wants_color().
 void add_color_flag(CLI::App& app, std::string& mode);

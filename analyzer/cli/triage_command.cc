@@ -26,6 +26,7 @@ const char* kExamples = R"(
 Examples:
   megatriage logs/                      triage every file under logs/ (text report)
   megatriage --format json -o r.json logs/   JSON report for CI
+  megatriage --format markdown logs/ >> "$GITHUB_STEP_SUMMARY"   summary of a CI job
   megatriage logs/job-123.err logs/job-123.out
   megatriage --job 123 logs/            logs/ holds several jobs: report on job 123
   zcat job.err.gz | megatriage -        read standard input
@@ -64,7 +65,9 @@ int triage_command(int argc, char** argv) {
   std::string format = "text", output, color = "auto";
   bool no_prefilter = false;
   app.add_option("paths", options.paths, "Log files or directories (default: logs)");
-  add_format_flag(app, format);
+  add_format_flag(app, format,
+                  "Report format: text, json, markdown (a CI job summary) or github (Actions annotations)",
+                  {"text", "json", "markdown", "github"});
   add_output_flag(app, output);
   add_jobs_flag(app, options.jobs);
   // One directory per --rules, so `--rules DIR logs/` leaves logs/ a path.
@@ -136,9 +139,22 @@ int triage_command(int argc, char** argv) {
       reports.push_back(&r);
       any_failure = any_failure || r.root_cause.has_value();
     }
-    rendered = format == "json" ? render_json_jobs(reports) : render_text_jobs(reports, style);
+    if (format == "json") {
+      rendered = render_json_jobs(reports);
+    } else if (format == "markdown" || format == "github") {
+      // One summary (or set of annotations) per job, each saying which job it is about.
+      for (std::size_t k = 0; k < reports.size(); ++k)
+        rendered += (k > 0 && format == "markdown" ? "\n" : "") +
+                    (format == "markdown" ? render_markdown(*reports[k]) : render_github(*reports[k]));
+    } else {
+      rendered = render_text_jobs(reports, style);
+    }
   } else if (format == "json") {
     rendered = render_json(outcome.report);
+  } else if (format == "markdown") {
+    rendered = render_markdown(outcome.report);
+  } else if (format == "github") {
+    rendered = render_github(outcome.report);
   } else {
     rendered = render_text(outcome.report, style);
   }

@@ -118,6 +118,11 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
   RootCauseReport r;
   const Rule* rule = best_rule(e, matcher);
   r.fields = facts_for(e, finding, matcher);
+  // The types of the fields: the capturing rule's declarations, and the rank numbers added above.
+  if (!e.matches.empty())
+    r.field_types = matcher.rules()[static_cast<std::size_t>(e.matches.front().rule_index)].field_types;
+  for (const char* number : {"rank", "local_rank"})
+    if (r.fields.count(number)) r.field_types.emplace(number, FactType::Int);
   if (rule != nullptr) {
     r.category = rule->category;
     r.rule = rule->id;

@@ -6,6 +6,7 @@
 #include "match/knowledge_tables.h"
 #include "match/rule_regex_options.h"
 #include "match/rules.h"
+#include "model/typed_value.h"
 
 #include <re2/re2.h>
 
@@ -38,7 +39,7 @@ constexpr std::size_t kMinNeedleBytes = 2;  // the matcher's prefilter indexes n
 const std::set<std::string_view>& allowed_rule_keys() {
   static const std::set<std::string_view> keys = {
       "id",    "title",   "category", "applies_to", "role",   "priority",
-      "needles", "regex", "explain",  "checks",     "samples", "tags", "headline"};
+      "needles", "regex", "explain",  "checks",     "samples", "tags", "headline", "field_types"};
   return keys;
 }
 
@@ -264,6 +265,17 @@ void check_samples(const Rule& rule, const RE2& re, RuleContext& ctx) {
                      shorten(matched) + "\"",
                  "add a literal that every match contains to \"needles\"");
     }
+    // A declared type must hold for what the samples capture: the report relies on it.
+    for (const auto& [field, type] : rule.field_types) {
+      const auto it = named.find(field);
+      if (it == named.end()) continue;  // reported with the placeholders
+      const re2::StringPiece& got = sub[static_cast<std::size_t>(it->second)];
+      if (got.data() && !read_typed_value(type, std::string_view(got.data(), got.size())))
+        ctx.report("rules.field-type", "match sample " + std::to_string(index) + ": field '" + field +
+                                           "' captured \"" + shorten(std::string_view(got.data(), got.size())) +
+                                           "\", which is not " + (type == FactType::Int ? "an " : "a ") +
+                                           fact_type_name(type));
+    }
     for (const auto& [field, expected] : sample.fields) {
       const auto it = named.find(field);
       if (it == named.end()) {
@@ -315,6 +327,10 @@ bool check_compiled_parts(const Rule& rule, RuleContext& ctx,
   };
   check_text(rule.explain, "explain");
   check_text(rule.headline, "headline");
+  for (const auto& [name, type] : rule.field_types) {
+    if (!names.count(name))
+      ctx.report("rules.field-type", "field_types names '" + name + "', which is not a named group of the regex");
+  }
   for (std::size_t i = 0; i < rule.checks.size(); ++i) {
     check_text(rule.checks[i], "checks[" + std::to_string(i) + "]");
   }
@@ -454,6 +470,26 @@ bool parse_tags(const json& v, Rule& rule, RuleContext& ctx) {
   return ok;
 }
 
+// `"field_types": {"gpu": "int", ...}`: the types a capture may declare. A list is a fact's
+// type (a Python list printed whole), not something one regex group captures.
+bool parse_field_types(const json& v, Rule& rule, RuleContext& ctx) {
+  if (!v.is_object()) {
+    ctx.report("rules.bad-value", "\"field_types\" must be an object of group name -> type");
+    return false;
+  }
+  bool ok = true;
+  for (const auto& [name, type] : v.items()) {
+    const std::optional<FactType> t = type.is_string() ? fact_type_from_name(type.get<std::string>()) : std::nullopt;
+    if (!t || *t == FactType::List) {
+      ctx.report("rules.bad-value", "field_types \"" + name + "\" must be one of \"int\", \"float\", \"bool\", \"text\"");
+      ok = false;
+      continue;
+    }
+    rule.field_types[name] = *t;
+  }
+  return ok;
+}
+
 /// Fills `rule` from one element of the "rules" array; true when the rule is valid.
 bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
   if (!j.is_object()) {
@@ -465,7 +501,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
     if (!allowed_rule_keys().count(key)) {
       ctx.report("rules.unknown-key", "unknown key \"" + key + "\"",
                  "allowed keys: id, title, category, applies_to, role, priority, needles, regex, "
-                 "explain, headline, checks, samples, tags");
+                 "explain, headline, checks, samples, tags, field_types");
       ok = false;
     }
   }
@@ -524,6 +560,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
   if (j.contains("headline")) ok = get_string(j, "headline", rule.headline, ctx) && ok;
   if (j.contains("checks")) ok = get_string_list(j.at("checks"), "checks", rule.checks, ctx) && ok;
   if (j.contains("tags")) ok = parse_tags(j.at("tags"), rule, ctx) && ok;
+  if (j.contains("field_types")) ok = parse_field_types(j.at("field_types"), rule, ctx) && ok;
   ok = parse_samples(j.at("samples"), rule, ctx) && ok;
   if (rule.regex.empty()) {
     ctx.report("rules.bad-value", "\"regex\" must not be empty");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "model/fact_registry.h"
 #include "model/types.h"
 
 namespace re2 {
@@ -42,6 +43,9 @@ struct Rule {
   int priority = 0;      // higher wins when several rules match one event
   std::vector<std::string> needles;  // literals; every text the regex matches contains one
   std::string regex;     // RE2 syntax; named groups become fields
+  /// What a named group captures, when it is not text (`"field_types": {"gpu": "int"}`): the
+  /// JSON report writes such a field as a number or a boolean. Checked against every sample.
+  std::map<std::string, FactType> field_types;
   std::string explain;   // text with {field} placeholders
   /// The report's one-line summary with {field} placeholders (`No module named '{module}'`);
   /// who failed is added after it. Empty: the title (or the exception line, for catch-alls).

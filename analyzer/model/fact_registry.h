@@ -1,6 +1,7 @@
 // The fact registry: every fact key the extractors produce, with its value type and how repeated
 // values merge, within one file (extract/extract.cc keep_facts) and across the job's files
-// (decide/checks.cc collect_job_facts). Both stages ask here instead of naming keys themselves.
+// (decide/checks.cc collect_job_facts). Both stages ask here instead of naming keys themselves;
+// the JSON report asks for the type (model/typed_value.h), of the root cause's own facts too.
 // It is a C++ table, not data in rules/: facts are mechanism (what the extractors emit), and a
 // key no extractor produces would merge nothing.
 #pragma once
@@ -17,7 +18,7 @@ enum class FactType : std::uint8_t {
   Float,  // decimal number (MB figures, loss)
   Bool,   // True/False as Python prints it, or true/false, 1/0 as shells echo it
   Text,   // any text (addresses, paths, GPU model)
-  List,   // Python list or comma-separated values, kept as printed
+  List,   // Python list or comma-separated values (the JSON report writes an array)
 };
 
 /// How repeated values of one key merge into one.

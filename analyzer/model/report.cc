@@ -2,6 +2,8 @@
 // enums; these strings are only for people and for the JSON schema.
 #include "model/report.h"
 
+#include "model/typed_value.h"
+
 namespace megatriage {
 
 const char* check_status_name(CheckStatus s) {
@@ -97,6 +99,25 @@ const char* job_pick_name(JobPick p) {
 
 CheckResult advice_check(std::string text, std::string detail) {
   return CheckResult{kAdviceCheckId, std::move(text), CheckStatus::Unknown, std::move(detail), true};
+}
+
+std::vector<Diagnostic> untyped_value_diagnostics(const RootCauseReport& r) {
+  std::vector<Diagnostic> out;
+  auto check = [&](const char* what, const std::string& key, FactType type, const std::string& value) {
+    if (read_typed_value(type, value)) return;
+    const char* type_name = fact_type_name(type);
+    out.push_back({Severity::Info, "report.untyped-value",
+                   std::string(what) + " '" + key + "' is \"" + value + "\", which is not " +
+                       (type == FactType::Int ? "an " : "a ") + type_name +
+                       ": the JSON report gives it as a string",
+                   "", 0, "", 1});
+  };
+  for (const auto& [key, value] : r.facts) check("fact", key, fact_spec(key).type, value);
+  for (const auto& [key, type] : r.field_types) {
+    auto it = r.fields.find(key);
+    if (it != r.fields.end()) check("field", key, type, it->second);
+  }
+  return out;
 }
 
 }  // namespace megatriage

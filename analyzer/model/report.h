@@ -10,13 +10,15 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "model/fact_registry.h"
 #include "model/slurm_job_info.h"
 #include "model/traceback.h"
 #include "model/types.h"
 
 namespace megatriage {
 
-constexpr int kSchemaVersion = 1;
+/// The JSON report's version (README "The JSON report"): 2 gave facts and fields their types.
+constexpr int kSchemaVersion = 2;
 
 /// What the logs say about a check.
 enum class CheckStatus : std::uint8_t {
@@ -131,6 +133,7 @@ struct RootCauseReport {
   std::string headline;        // one line of figures, e.g. `OOM on rank 12 (node03, GPU 4) during backward: ...`
   std::vector<CheckResult> checks;
   std::map<std::string, std::string> fields;  // named groups of the rule
+  std::map<std::string, FactType> field_types;  // the fields that are not text (the rule's field_types)
   std::map<std::string, std::string> facts;   // figures from the logs (snake_case keys)
   Confidence confidence = Confidence::Low;
   Basis basis = Basis::External;
@@ -146,6 +149,11 @@ struct RootCauseReport {
   bool every_rank = false;
   std::vector<ContextLine> context;  // --context N: lines line-N .. line+N of `file` (fewer at its ends)
 };
+
+/// One info diagnostic (`report.untyped-value`) per fact or field whose printed value does not
+/// read as its type (model/typed_value.h): the JSON report writes it as a string instead, and
+/// says so here rather than dropping or bending the value.
+std::vector<Diagnostic> untyped_value_diagnostics(const RootCauseReport& r);
 
 struct SymptomGroup {
   std::string rule;            // rule id, or python.unclassified-exception

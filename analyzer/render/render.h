@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/report.h"
@@ -31,5 +32,22 @@ std::string render_text(const Report& report, const TextStyle& style);
 /// `--all-jobs` as text: a header line naming the jobs, then each job's report under a line
 /// of its own (render_text's, unchanged).
 std::string render_text_jobs(const std::vector<const Report*>& reports, const TextStyle& style);
+
+/// The lines a Markdown summary has at most (`--format markdown`), whatever the job.
+inline constexpr std::size_t kMaxMarkdownLines = 60;
+
+/// `--format markdown`: the verdict, the root cause as a table, checks with their status,
+/// symptom groups; at most kMaxMarkdownLines lines (long lists are cut, saying how much). Log
+/// text is escaped so that it stays text (no links, images, markup or broken tables).
+std::string render_markdown(const Report& report);
+
+/// `--format github`: GitHub Actions workflow commands: `::error file=F,line=N,title=...::` for
+/// the root cause, `::warning` for each failed check, `::notice` for the verdict.
+std::string render_github(const Report& report);
+
+/// A workflow command's message as the Actions toolkit escapes it: `%` `\r` `\n` as %25 %0D %0A.
+std::string github_escape_data(std::string_view s);
+/// A workflow command's property value: as the message, and `:` `,` as %3A %2C.
+std::string github_escape_property(std::string_view s);
 
 }  // namespace megatriage

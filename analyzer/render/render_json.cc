@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/text_util.h"
+#include "base/version.h"
 #include "extract/timestamp.h"
+#include "model/typed_value.h"
 #include "render/render.h"
 
 namespace megatriage {
@@ -49,6 +51,27 @@ json nullable_time(const std::optional<std::int64_t>& us) {
 }
 // Log text may hold invalid UTF-8 or escapes: repair before it enters the document.
 std::string clean(const std::string& s) { return repair_utf8(s); }
+
+// A fact or field as its type says: a number, a boolean, an array. A value that does not read as
+// its type stays the string it was printed as (and build_report said so in a diagnostic).
+json typed_json(FactType type, const std::string& printed) {
+  const std::optional<TypedValue> v = read_typed_value(type, printed);
+  if (!v) return clean(printed);
+  auto scalar = [](const TypedValue& t) -> json {
+    switch (t.type) {
+      case FactType::Int: return t.int_value;
+      case FactType::Float: return t.float_value;
+      case FactType::Bool: return t.bool_value;
+      case FactType::Text:
+      case FactType::List: break;
+    }
+    return clean(t.text);
+  };
+  if (v->type != FactType::List) return scalar(*v);
+  json items = json::array();
+  for (const TypedValue& item : v->items) items.push_back(scalar(item));
+  return items;
+}
 
 json frames_json(const std::vector<Frame>& frames) {
   json out = json::array();
@@ -200,6 +223,8 @@ std::string render_json(const Report& report) {
   json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["verdict"] = verdict_name(report.verdict);
+  // Third, not second: own_report.cc recognises a report by `schema_version` then `verdict`.
+  doc["megatriage_version"] = megatriage_version();
   if (report.job) doc["job"] = job_json(*report.job);
   if (report.root_cause) {
     const auto& r = *report.root_cause;
@@ -207,9 +232,12 @@ std::string render_json(const Report& report) {
     for (const auto& c : r.checks)
       checks.push_back({{"id", c.id}, {"text", clean(c.text)}, {"status", check_status_name(c.status)}, {"detail", clean(c.detail)}});
     json fields = json::object();
-    for (const auto& [k, v] : r.fields) fields[k] = clean(v);
+    for (const auto& [k, v] : r.fields) {
+      auto type = r.field_types.find(k);
+      fields[k] = typed_json(type == r.field_types.end() ? FactType::Text : type->second, v);
+    }
     json facts = json::object();
-    for (const auto& [k, v] : r.facts) facts[k] = clean(v);
+    for (const auto& [k, v] : r.facts) facts[k] = typed_json(fact_spec(k).type, v);
     json chain = json::array();
     for (const auto& c : r.chain) chain.push_back(clean(c));
     json context = json::array();
@@ -342,7 +370,9 @@ std::string render_json_jobs(const std::vector<const Report*>& reports) {
       if (at < one.size()) out += "\n    ";
     }
   }
-  out += reports.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  // After the jobs: own_report.cc recognises the envelope by `schema_version` then `jobs`.
+  out += reports.empty() ? "]" : "\n  ]";
+  out += ",\n  \"megatriage_version\": \"" + std::string(megatriage_version()) + "\"\n}\n";
   return out;
 }
 

@@ -24,7 +24,7 @@ grep -q "Exit codes" "$tmp/out" || { echo "FAIL --help lacks exit codes"; fail=1
 expect_rc 0 "no failure" "$megatriage" "$fixtures/slurm-g-success/logs"
 expect_rc 1 "failure found" "$megatriage" "$fixtures/slurm-a1-exception-peer-reset/logs"
 expect_rc 1 "--output" "$megatriage" --format json -o "$tmp/r.json" "$fixtures/slurm-a1-exception-peer-reset/logs"
-[[ $("$json_get" "$tmp/r.json" /schema_version) == 1 ]] || { echo "FAIL --output did not write the JSON"; fail=1; }
+[[ $("$json_get" "$tmp/r.json" /schema_version) == 2 ]] || { echo "FAIL --output did not write the JSON"; fail=1; }
 [[ -s "$tmp/out" ]] && { echo "FAIL --output also wrote to stdout"; fail=1; }
 # A report that cannot be written is a usage error naming why, not a silent exit 0/1 (the
 # binary skips freeing at exit, so it must flush and check stdout itself).
@@ -57,6 +57,8 @@ for sub in "" "rules check" lint watch postmortem; do
 done
 expect_rc 2 "watch --format yaml" "$megatriage" watch --format yaml "$tmp/empty"
 expect_rc 2 "postmortem --format yaml" "$megatriage" postmortem --format yaml 1
+expect_rc 2 "watch --format markdown (triage only)" "$megatriage" watch --format markdown "$tmp/empty"
+expect_rc 2 "lint --format yaml" "$megatriage" lint --format yaml "$fixtures/lint/runbook-template.sbatch"
 expect_rc 2 "--jobs 0" "$megatriage" --jobs 0 "$fixtures/slurm-g-success/logs"
 expect_rc 2 "--max-line-bytes 3" "$megatriage" --max-line-bytes 3 "$fixtures/slurm-g-success/logs"
 expect_rc 1 "lint findings" "$megatriage" lint --no-filesystem "$fixtures/lint/"*.sbatch

@@ -47,6 +47,17 @@ add_test(NAME e2e.install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/install_tes
 # for a plain PyTorch shape error, a site's checks without a rebuild.
 add_test(NAME e2e.checks COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/checks_test.sh $<TARGET_FILE:megatriage>
                                  ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})
+# Every report, --all-jobs envelope and lint JSON output validates against schema/ (python3-jsonschema).
+add_test(NAME e2e.schema COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/e2e/schema_test.py $<TARGET_FILE:megatriage>
+                                 ${CMAKE_SOURCE_DIR})
+set_tests_properties(e2e.schema PROPERTIES TIMEOUT 300)
+# --format markdown/github on every fixture, lint --format sarif on every script, their goldens.
+add_test(NAME e2e.ci-formats COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/e2e/ci_formats_test.py $<TARGET_FILE:megatriage>
+                                     ${CMAKE_SOURCE_DIR})
+set_tests_properties(e2e.ci-formats PROPERTIES TIMEOUT 300)
+# README.md's GitHub Actions and GitLab CI snippets, run on a fixture.
+add_test(NAME e2e.readme-ci COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/e2e/readme_ci_test.py $<TARGET_FILE:megatriage>
+                                    ${CMAKE_SOURCE_DIR})
 # README.md as a newcomer reads it: the sample report is today's, every subcommand is listed, links work.
 add_test(NAME e2e.readme COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/readme_test.sh $<TARGET_FILE:megatriage>
                                  ${CMAKE_SOURCE_DIR})

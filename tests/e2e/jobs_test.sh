@@ -59,7 +59,7 @@ run 2 "$tmp/out" "$megatriage" --job 25 --all-jobs logs
 
 # --all-jobs: one report per job, newest first, in one envelope; exit 1 when any failed.
 run 1 "$tmp/all.json" "$megatriage" --format json --all-jobs logs
-[[ $(get "$tmp/all.json" /schema_version) == 1 ]] || bad "--all-jobs envelope has no schema_version"
+[[ $(get "$tmp/all.json" /schema_version) == 2 ]] || bad "--all-jobs envelope has no schema_version"
 [[ $(get "$tmp/all.json" /jobs/*/job/id | tr '\n' ' ') == "25 20 19 16 15 " ]] || bad "--all-jobs order: $(get "$tmp/all.json" /jobs/*/job/id)"
 [[ $(get "$tmp/all.json" /jobs/4/root_cause/rule) == "$(single slurm-b3-cgroup-oom-kill /root_cause/rule)" ]] ||
   bad "--all-jobs: job 15's report differs from its own"

@@ -3,6 +3,7 @@
 // both renderers). The first byte picks the compression and whether small limits are used, so
 // the decoders and every cap are exercised too. Properties checked beyond "no crash": the JSON
 // report is valid UTF-8 and the text report carries no terminal escape but our own SGR colours.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -103,5 +104,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!is_valid_utf8(json)) __builtin_trap();
   std::string text = render_text(report, TextStyle{true, 100});
   if (has_foreign_escape(text)) __builtin_trap();
+  // The CI formats: a summary within its line budget, workflow commands one a line.
+  std::string markdown = render_markdown(report);
+  if (std::count(markdown.begin(), markdown.end(), '\n') > static_cast<long>(kMaxMarkdownLines)) __builtin_trap();
+  if (has_foreign_escape(markdown) || !is_valid_utf8(markdown)) __builtin_trap();
+  std::string github = render_github(report);
+  if (github.empty() || github.back() != '\n') __builtin_trap();
+  for (std::size_t at = 0; at < github.size(); at = github.find('\n', at) + 1)
+    if (github.compare(at, 2, "::") != 0) __builtin_trap();  // a log line never starts a command
   return 0;
 }

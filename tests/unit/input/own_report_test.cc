@@ -29,6 +29,20 @@ TEST_SUITE("own_report") {
     CHECK(own_report_kind(render_json(failed).substr(0, 40)) == OwnReportKind::Json);
   }
 
+  TEST_CASE("own_report: reports of schema versions 1 and 2 are both recognised") {
+    // Version 1 reports (before typed facts) are still in users' log folders.
+    for (const char* head : {
+             "{\n  \"schema_version\": 1,\n  \"verdict\": \"failure\",\n  \"root_cause\": {",
+             "{\n  \"schema_version\": 2,\n  \"verdict\": \"failure\",\n  \"megatriage_version\": \"0.1.0\",",
+             "{\n  \"schema_version\": 1,\n  \"jobs\": [\n    {",
+             "{\n  \"schema_version\": 2,\n  \"jobs\": [\n    {",
+         }) {
+      CAPTURE(head);
+      CHECK(own_report_kind(head) == OwnReportKind::Json);
+    }
+    CHECK(render_json(Report{}).starts_with("{\n  \"schema_version\": 2,\n  \"verdict\""));
+  }
+
   TEST_CASE("own_report: logs that look a little like a report are logs") {
     for (const char* head : {
              "",

@@ -113,6 +113,20 @@ TEST_CASE("rules: a valid rule loads with every field") {
   CHECK(x.source == "cuda.json:2");
 }
 
+TEST_CASE("rules: field_types give a capture its type; undeclared ones are text") {
+  RuleText r;
+  r.extra = "\"field_types\": {\"n\": \"int\"}, ";
+  DiagnosticSink d;
+  auto rules = parse_rules_text("{\"rules\": [" + r.str() + "]}", "t.json", d);
+  REQUIRE(rules.size() == 1);
+  CHECK(d.empty());
+  CHECK(rules[0].field_types.at("n") == FactType::Int);
+  RuleText plain;
+  auto untyped = parse_rules_text("{\"rules\": [" + plain.str() + "]}", "t.json", d);
+  REQUIRE(untyped.size() == 1);
+  CHECK(untyped[0].field_types.empty());
+}
+
 TEST_CASE("rules: enum values parse and priority defaults to 0") {
   RuleText r;
   r.category = "\"nccl\"";
@@ -223,6 +237,22 @@ TEST_CASE("rules: each broken rule is dropped, the others load") {
   SUBCASE("bad-value: role") {
     r.role = "\"root\"";
     expect_dropped(r, "rules.bad-value");
+  }
+  SUBCASE("bad-value: a field type that is not int, float, bool or text") {
+    r.extra = "\"field_types\": {\"n\": \"integer\"}, ";
+    expect_dropped(r, "rules.bad-value");
+  }
+  SUBCASE("bad-value: field_types is not an object") {
+    r.extra = "\"field_types\": [\"n\"], ";
+    expect_dropped(r, "rules.bad-value");
+  }
+  SUBCASE("field-type: a typed field that is no group of the regex") {
+    r.extra = "\"field_types\": {\"m\": \"int\"}, ";
+    expect_dropped(r, "rules.field-type");
+  }
+  SUBCASE("field-type: a sample captures what is not the declared type") {
+    r.extra = "\"field_types\": {\"n\": \"bool\"}, ";  // 42 is no boolean
+    expect_dropped(r, "rules.field-type");
   }
   SUBCASE("bad-value: applies_to") {
     r.applies_to = "\"slurm\"";
@@ -595,6 +625,11 @@ TEST_CASE("rules: the repository's rules/ load cleanly and pass their samples") 
                          "torchelastic.worker-failed", "torchelastic.signal-exception"}) {
     CAPTURE(id);
     CHECK(ids.count(id) == 1);
+  }
+  // Numbers a rule captures are declared numbers, so the JSON report writes them as such.
+  for (const Rule& r : rules) {
+    if (r.id == "cuda.oom") CHECK(r.field_types.at("gpu") == FactType::Int);
+    if (r.id == "nccl.address-in-use") CHECK(r.field_types.count("port") == 1);
   }
 }
 

@@ -2,6 +2,8 @@
 // text kept first; booleans parse in the spellings logs use.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +32,32 @@ TEST_CASE("fact_registry: keys are unique, sorted, and each names a type and two
     CHECK(find_fact(s->key)->key == s->key);
   }
   CHECK(seen.size() > 40);
+}
+
+TEST_CASE("fact_registry: the report's JSON Schema types every known fact as the registry does") {
+  // schema/report.schema.json is written by hand: a key added here must be added there too.
+  std::ifstream in(MEGATRIAGE_SOURCE_SCHEMA_DIR "/report.schema.json");
+  REQUIRE(in);
+  const nlohmann::json schema = nlohmann::json::parse(in);
+  const nlohmann::json& facts =
+      schema["properties"]["root_cause"]["oneOf"][0]["properties"]["facts"]["properties"];
+  CHECK(facts.size() == static_cast<std::size_t>(fact_specs_end() - fact_specs_begin()));
+  for (const FactSpec* s = fact_specs_begin(); s != fact_specs_end(); ++s) {
+    CAPTURE(s->key);
+    REQUIRE(facts.contains(std::string(s->key)));
+    const nlohmann::json& type = facts[std::string(s->key)]["type"];
+    // A value that does not read as its type stays the string it was printed as.
+    const char* json_type = s->type == FactType::Int     ? "integer"
+                            : s->type == FactType::Float ? "number"
+                            : s->type == FactType::Bool  ? "boolean"
+                            : s->type == FactType::List  ? "array"
+                                                         : "string";
+    if (s->type == FactType::Text) {
+      CHECK(type == "string");
+    } else {
+      CHECK(type == nlohmann::json::array({json_type, "string"}));
+    }
+  }
 }
 
 TEST_CASE("fact_registry: types of representative keys") {

@@ -33,7 +33,7 @@ TEST_CASE("render: JSON stays valid UTF-8 with escapes and invalid bytes in log 
   std::string out = render_json(sample_report());
   nlohmann::json doc;
   CHECK_NOTHROW(doc = nlohmann::json::parse(out));
-  CHECK(doc["schema_version"] == 1);
+  CHECK(doc["schema_version"] == 2);
   CHECK(doc["root_cause"]["rank"] == 3);
   CHECK(doc["root_cause"]["local_rank"].is_null());
   CHECK(doc["root_cause"]["checks"][0]["status"] == "failed");
