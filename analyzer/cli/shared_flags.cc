@@ -33,8 +33,13 @@ void add_rules_flag(CLI::App& app, std::vector<std::string>& dirs, const char* h
   app.add_option("--rules", dirs, help)->allow_extra_args(allow_extra_args);
 }
 
-void add_format_flag(CLI::App& app, std::string& format, const char* help) {
-  app.add_option("--format", format, help)->check(CLI::IsMember({"text", "json"}));
+void add_format_flag(CLI::App& app, std::string& format, const char* help, std::vector<std::string> formats) {
+  app.add_option("--format", format, help)->check(CLI::IsMember(std::move(formats)));
+}
+
+std::size_t context_lines(const CLI::App& app, const ReportFlags& flags, const std::string& format) {
+  if (format == "html" && app.count("--context") == 0) return kHtmlContextLines;
+  return flags.context_lines;
 }
 
 void add_color_flag(CLI::App& app, std::string& mode) {

@@ -26,6 +26,7 @@ const char* kExamples = R"(
 Examples:
   megatriage logs/                      triage every file under logs/ (text report)
   megatriage --format json -o r.json logs/   JSON report for CI
+  megatriage --format html -o r.html logs/   one page: root cause, its log lines, rank timeline
   megatriage logs/job-123.err logs/job-123.out
   megatriage --job 123 logs/            logs/ holds several jobs: report on job 123
   zcat job.err.gz | megatriage -        read standard input
@@ -64,7 +65,7 @@ int triage_command(int argc, char** argv) {
   std::string format = "text", output, color = "auto";
   bool no_prefilter = false;
   app.add_option("paths", options.paths, "Log files or directories (default: logs)");
-  add_format_flag(app, format);
+  add_format_flag(app, format, "Report format: text, json, or html (one self-contained page)", kReportFormats);
   add_output_flag(app, output);
   add_jobs_flag(app, options.jobs);
   // One directory per --rules, so `--rules DIR logs/` leaves logs/ a path.
@@ -114,7 +115,12 @@ int triage_command(int argc, char** argv) {
     options.job.ids = {job_id};
   }
   options.prefilter = !no_prefilter;
-  options.context_lines = report_flags.context_lines;
+  options.context_lines = context_lines(app, report_flags, format);
+  options.rank_timeline = format == "html";
+  if (format == "html" && all_jobs) {
+    std::cerr << "megatriage: --format html shows one job; use --job ID (or --format text|json with --all-jobs)\n";
+    return kExitUsage;
+  }
   options.progress = !no_progress && isatty(STDERR_FILENO);
   limits.split.buffer_bytes = std::max(limits.split.buffer_bytes, limits.split.max_line_bytes + 2);
 
@@ -139,6 +145,8 @@ int triage_command(int argc, char** argv) {
     rendered = format == "json" ? render_json_jobs(reports) : render_text_jobs(reports, style);
   } else if (format == "json") {
     rendered = render_json(outcome.report);
+  } else if (format == "html") {
+    rendered = render_html(outcome.report);
   } else {
     rendered = render_text(outcome.report, style);
   }
