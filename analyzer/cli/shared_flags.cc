@@ -54,7 +54,7 @@ bool wants_color(const std::string& mode, bool to_terminal) {
 
 void add_report_flags(CLI::App& app, ReportFlags& flags) {
   app.add_option("--context", flags.context_lines,
-                 "Raw log lines shown before and after the root cause's line (0: none)")
+                 "Raw log lines shown before and after the root cause's line (0: none; --format html: 10)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{0}, std::size_t{1000}));
   app.add_flag("-v,--verbose", flags.verbose,

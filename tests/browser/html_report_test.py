@@ -45,6 +45,9 @@ CASES = [
     "megatron-none-1gpu",
     "slurm-label-interleaved-shape",
     "no-timestamps-import-pertask",
+    "public-shape-nemo11480-world-size-1-not-divisible",  # one rank
+    "public-oom-olmo-ddp-8gpu-logits",                     # no rank named: rank-less rows only
+    "slurm-e-time-limit-hang",                             # a job-wide end: the root has no rank
 ]
 SCREENSHOTS = ["gpu-decoy-watchdog-first", "gpu-oom-torchrun-logdir"]
 HOSTILE = "synthetic-hostile-markup"

@@ -244,6 +244,8 @@
 
   var hidden = {};
   function applyHidden(scope) {
+    // Rows built while every kind is shown need no pass (8,192 rows unfolded at once).
+    if (scope !== box && !Object.keys(hidden).some(function (g) { return hidden[g]; })) return;
     scope.querySelectorAll('.mk, .band, .wave, .wave-label').forEach(function (e) {
       e.classList.toggle('hidden', !!hidden[e.dataset.g]);
     });
