@@ -29,7 +29,7 @@ not found, 3 internal error (a bug: please report it).
   app.add_option("--logs", options.logs_dir, "Read these logs instead of finding the job's own");
   app.add_option("--report-dir", options.report_dir,
                  "Where megatriage-<jobid>.json goes (default: the directory of the job's log)");
-  add_format_flag(app, options.format, "What goes to stdout: text, json or html (one page)", kReportFormats);
+  add_format_flag(app, options.format, "What goes to stdout: text, json or html (one page)", {"text", "json", "html"});
   add_rules_flag(app, options.rules_dirs, kRulesFlagHelp, true);
   ReportFlags report_flags;
   add_report_flags(app, report_flags);

@@ -33,13 +33,8 @@ void add_rules_flag(CLI::App& app, std::vector<std::string>& dirs, const char* h
   app.add_option("--rules", dirs, help)->allow_extra_args(allow_extra_args);
 }
 
-void add_format_flag(CLI::App& app, std::string& format, const char* help, std::vector<std::string> formats) {
-  app.add_option("--format", format, help)->check(CLI::IsMember(std::move(formats)));
-}
-
-std::size_t context_lines(const CLI::App& app, const ReportFlags& flags, const std::string& format) {
-  if (format == "html" && app.count("--context") == 0) return kHtmlContextLines;
-  return flags.context_lines;
+void add_format_flag(CLI::App& app, std::string& format, const char* help, const std::vector<std::string>& formats) {
+  app.add_option("--format", format, help)->check(CLI::IsMember(formats));
 }
 
 void add_color_flag(CLI::App& app, std::string& mode) {
@@ -62,6 +57,11 @@ void add_report_flags(CLI::App& app, ReportFlags& flags) {
   app.add_option("--width", flags.width,
                  "Text report width in columns (default: the terminal's, else $COLUMNS, else 100)")
       ->check(CLI::Range(std::size_t{20}, std::size_t{10000}));
+}
+
+std::size_t context_lines(const CLI::App& app, const ReportFlags& flags, const std::string& format) {
+  if (format == "html" && app.count("--context") == 0) return kHtmlContextLines;
+  return flags.context_lines;
 }
 
 TextStyle text_style(const ReportFlags& flags, bool color, int fd) {

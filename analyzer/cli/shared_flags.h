@@ -39,17 +39,10 @@ std::optional<int> parse_flags(CLI::App& app, int argc, char** argv);
 /// paths).
 void add_rules_flag(CLI::App& app, std::vector<std::string>& dirs, const char* help, bool allow_extra_args);
 
-/// `--format text|json` (or the `formats` given). `help` says what the format applies to.
+/// `--format`, one of `formats` (text and json unless the command renders more). `help` says
+/// what the format applies to.
 void add_format_flag(CLI::App& app, std::string& format, const char* help = "Report format",
-                     std::vector<std::string> formats = {"text", "json"});
-
-/// The formats of a report that a person opens (triage, postmortem): also the HTML page.
-inline const std::vector<std::string> kReportFormats = {"text", "json", "html"};
-
-/// `--context` when given; otherwise the HTML page shows this many lines each side of the root
-/// (it has room for them), the other formats ReportFlags' default.
-inline constexpr std::size_t kHtmlContextLines = 10;
-std::size_t context_lines(const CLI::App& app, const ReportFlags& flags, const std::string& format);
+                     const std::vector<std::string>& formats = {"text", "json"});
 
 /// `--color auto|always|never`; resolve it with wants_color().
 void add_color_flag(CLI::App& app, std::string& mode);
@@ -60,6 +53,11 @@ bool wants_color(const std::string& mode, bool to_terminal);
 
 /// `--context N`, `-v/--verbose` and `--width N`.
 void add_report_flags(CLI::App& app, ReportFlags& flags);
+
+/// `--context` when given; otherwise the HTML page shows this many lines each side of the root
+/// (it has room for them), the other formats ReportFlags' default.
+inline constexpr std::size_t kHtmlContextLines = 10;
+std::size_t context_lines(const CLI::App& app, const ReportFlags& flags, const std::string& format);
 
 /// The text report's style: the width from --width, else the terminal on `fd` (when it is one;
 /// pass -1 for a file), else $COLUMNS, else 100; ASCII glyphs unless the locale is UTF-8.

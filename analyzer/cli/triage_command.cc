@@ -65,7 +65,8 @@ int triage_command(int argc, char** argv) {
   std::string format = "text", output, color = "auto";
   bool no_prefilter = false;
   app.add_option("paths", options.paths, "Log files or directories (default: logs)");
-  add_format_flag(app, format, "Report format: text, json, or html (one self-contained page)", kReportFormats);
+  add_format_flag(app, format, "Report format: text, json or html (one self-contained page)",
+                  {"text", "json", "html"});
   add_output_flag(app, output);
   add_jobs_flag(app, options.jobs);
   // One directory per --rules, so `--rules DIR logs/` leaves logs/ a path.
