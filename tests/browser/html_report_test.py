@@ -164,10 +164,21 @@ def errors_in_console(driver):
     return [e for e in driver.get_log("browser") if e.get("level") in ("SEVERE", "ERROR")]
 
 
-def expand_all(driver):
+def press(driver, label):
     driver.execute_script("""
       for (const b of document.querySelectorAll('#timeline .tl-tools button'))
-        if (b.textContent === 'expand all') b.click();""")
+        if (b.textContent === arguments[0]) b.click();""", label)
+
+
+def expand_all(driver):
+    press(driver, "expand all")
+
+
+def visible_rows(driver):
+    """Rows a reader sees: [host group rows, rank rows] (folded groups hide their ranks)."""
+    return driver.execute_script("""
+      const shown = s => Array.from(document.querySelectorAll(s)).filter(e => e.offsetParent !== null).length;
+      return [shown('#timeline .tl-host'), shown('#timeline .tl-rank')];""")
 
 
 def expected_ranks(report):
@@ -229,6 +240,10 @@ def check_page(driver, case, page, json_path, out_dir):
     st2 = page_state(driver)
     check(sorted(st2["rankRows"]) == sorted(ranks), f"{case}: rank rows {len(st2['rankRows'])}, want {len(ranks)}")
     check(len(set(st2["rankRows"])) == len(st2["rankRows"]), f"{case}: a rank has two rows")
+    check(visible_rows(driver) == [st["hostRows"], len(ranks)], f"{case}: unfolded, rows seen {visible_rows(driver)}")
+    press(driver, "collapse all")
+    check(visible_rows(driver) == [st["hostRows"], 0], f"{case}: folded, rows seen {visible_rows(driver)}")
+    expand_all(driver)
 
     if rc:
         check(len(st2["rootMarks"]) == 1, f"{case}: {len(st2['rootMarks'])} root marks")

@@ -372,8 +372,15 @@
       if (open && !built) { kids.appendChild(rankRows(grp)); built = true; }
       kids.hidden = !open;
       head.classList.toggle('open', open);
+      head.firstChild.setAttribute('aria-expanded', open ? 'true' : 'false');
     }
-    head.firstChild.addEventListener('click', function () { setOpen(!head.classList.contains('open')); });
+    var toggle = head.firstChild;
+    toggle.tabIndex = 0;
+    toggle.setAttribute('role', 'button');
+    toggle.addEventListener('click', function () { setOpen(!head.classList.contains('open')); });
+    toggle.addEventListener('keydown', function (ev) {
+      if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); setOpen(!head.classList.contains('open')); }
+    });
     body.appendChild(head);
     body.appendChild(kids);
     headers.push(setOpen);
