@@ -502,6 +502,7 @@ std::optional<Report> triage_job(const PostmortemOptions& options, const std::ve
   TriageOptions topts;
   topts.paths = paths;
   topts.context_lines = options.context_lines;
+  topts.rank_timeline = options.format == "html";
   topts.cache = &RunCache::from_environment();
   topts.rules_dirs = options.rules_dirs;
   // A logs/ folder shared by several jobs: this job's files (by the ids their names carry).
@@ -559,7 +560,9 @@ std::optional<Report> triage_job(const PostmortemOptions& options, const std::ve
 void write_report(const PostmortemOptions& options, const Report& report, const std::string& job_id,
                   const std::string& report_dir, std::string& out, std::string& err) {
   std::string json = render_json(report);
-  std::string rendered = options.format == "json" ? json : render_text(report, TextStyle{options.color, options.width, options.verbose, false});
+  std::string rendered = options.format == "json"   ? json
+                         : options.format == "html" ? render_html(report)
+                                                    : render_text(report, TextStyle{options.color, options.width, options.verbose, false});
   out += rendered;
   if (report_dir.empty()) {
     err += "megatriage postmortem: no directory for the report (no log found); use --report-dir\n";

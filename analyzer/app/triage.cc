@@ -21,6 +21,7 @@
 #include "decide/clock_skew.h"
 #include "decide/headline.h"
 #include "decide/log_year.h"
+#include "decide/rank_timeline.h"
 #include "decide/root_cause.h"
 #include "decide/timeline.h"
 #include "input/discover.h"
@@ -256,6 +257,8 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
                              : &matcher.rules()[static_cast<std::size_t>(root.matches.front().rule_index)];
       compose_headline(*report.root_cause, rule, report.symptoms, ranks_named(timeline));
     }
+    if (options.rank_timeline)
+      report.rank_timeline = build_rank_timeline(timeline, finding, matcher, report.symptoms, results);
   };
   std::vector<std::string> scripts;
   std::vector<Diagnostic> file_diagnostics;

@@ -29,6 +29,7 @@ struct TriageOptions {
   std::size_t context_lines = 3;         // --context: raw lines each side of the root (0: none)
   const RunCache* cache = nullptr;       // start-up work to skip (the CLI's: from the environment)
   JobRequest job;                        // several jobs in the logs: which to report on (--job, --all-jobs)
+  bool rank_timeline = false;            // fill Report::rank_timeline (--format html draws it)
   AnalyzeOptions analyze;
 };
 

@@ -29,12 +29,12 @@ not found, 3 internal error (a bug: please report it).
   app.add_option("--logs", options.logs_dir, "Read these logs instead of finding the job's own");
   app.add_option("--report-dir", options.report_dir,
                  "Where megatriage-<jobid>.json goes (default: the directory of the job's log)");
-  add_format_flag(app, options.format, "What goes to stdout");
+  add_format_flag(app, options.format, "What goes to stdout: text, json or html (one page)", {"text", "json", "html"});
   add_rules_flag(app, options.rules_dirs, kRulesFlagHelp, true);
   ReportFlags report_flags;
   add_report_flags(app, report_flags);
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
-  options.context_lines = report_flags.context_lines;
+  options.context_lines = context_lines(app, report_flags, options.format);
   options.verbose = report_flags.verbose;
   if (report_flags.width > 0) options.width = report_flags.width;
   // Text on a terminal is coloured; --color is the default command's alone.

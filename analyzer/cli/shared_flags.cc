@@ -49,7 +49,7 @@ bool wants_color(const std::string& mode, bool to_terminal) {
 
 void add_report_flags(CLI::App& app, ReportFlags& flags) {
   app.add_option("--context", flags.context_lines,
-                 "Raw log lines shown before and after the root cause's line (0: none)")
+                 "Raw log lines shown before and after the root cause's line (0: none; --format html: 10)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{0}, std::size_t{1000}));
   app.add_flag("-v,--verbose", flags.verbose,
@@ -57,6 +57,11 @@ void add_report_flags(CLI::App& app, ReportFlags& flags) {
   app.add_option("--width", flags.width,
                  "Text report width in columns (default: the terminal's, else $COLUMNS, else 100)")
       ->check(CLI::Range(std::size_t{20}, std::size_t{10000}));
+}
+
+std::size_t context_lines(const CLI::App& app, const ReportFlags& flags, const std::string& format) {
+  if (format == "html" && app.count("--context") == 0) return kHtmlContextLines;
+  return flags.context_lines;
 }
 
 TextStyle text_style(const ReportFlags& flags, bool color, int fd) {

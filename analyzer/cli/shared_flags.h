@@ -54,6 +54,11 @@ bool wants_color(const std::string& mode, bool to_terminal);
 /// `--context N`, `-v/--verbose` and `--width N`.
 void add_report_flags(CLI::App& app, ReportFlags& flags);
 
+/// `--context` when given; otherwise the HTML page shows this many lines each side of the root
+/// (it has room for them), the other formats ReportFlags' default.
+inline constexpr std::size_t kHtmlContextLines = 10;
+std::size_t context_lines(const CLI::App& app, const ReportFlags& flags, const std::string& format);
+
 /// The text report's style: the width from --width, else the terminal on `fd` (when it is one;
 /// pass -1 for a file), else $COLUMNS, else 100; ASCII glyphs unless the locale is UTF-8.
 TextStyle text_style(const ReportFlags& flags, bool color, int fd);

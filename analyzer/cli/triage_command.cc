@@ -27,6 +27,7 @@ Examples:
   megatriage logs/                      triage every file under logs/ (text report)
   megatriage --format json -o r.json logs/   JSON report for CI
   megatriage --format markdown logs/ >> "$GITHUB_STEP_SUMMARY"   summary of a CI job
+  megatriage --format html -o r.html logs/   one page: root cause, its log lines, rank timeline
   megatriage logs/job-123.err logs/job-123.out
   megatriage --job 123 logs/            logs/ holds several jobs: report on job 123
   zcat job.err.gz | megatriage -        read standard input
@@ -66,8 +67,9 @@ int triage_command(int argc, char** argv) {
   bool no_prefilter = false;
   app.add_option("paths", options.paths, "Log files or directories (default: logs)");
   add_format_flag(app, format,
-                  "Report format: text, json, markdown (a CI job summary) or github (Actions annotations)",
-                  {"text", "json", "markdown", "github"});
+                  "Report format: text, json, html (one self-contained page), markdown (a CI job summary) "
+                  "or github (Actions annotations)",
+                  {"text", "json", "html", "markdown", "github"});
   add_output_flag(app, output);
   add_jobs_flag(app, options.jobs);
   // One directory per --rules, so `--rules DIR logs/` leaves logs/ a path.
@@ -117,7 +119,12 @@ int triage_command(int argc, char** argv) {
     options.job.ids = {job_id};
   }
   options.prefilter = !no_prefilter;
-  options.context_lines = report_flags.context_lines;
+  options.context_lines = context_lines(app, report_flags, format);
+  options.rank_timeline = format == "html";
+  if (format == "html" && all_jobs) {
+    std::cerr << "megatriage: --format html shows one job; use --job ID (--all-jobs works with text, json, markdown and github)\n";
+    return kExitUsage;
+  }
   options.progress = !no_progress && isatty(STDERR_FILENO);
   limits.split.buffer_bytes = std::max(limits.split.buffer_bytes, limits.split.max_line_bytes + 2);
 
@@ -155,6 +162,8 @@ int triage_command(int argc, char** argv) {
     rendered = render_markdown(outcome.report);
   } else if (format == "github") {
     rendered = render_github(outcome.report);
+  } else if (format == "html") {
+    rendered = render_html(outcome.report);
   } else {
     rendered = render_text(outcome.report, style);
   }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/text_util.h"
+#include "decide/job_hosts.h"
 #include "match/rule_tags.h"
 
 namespace megatriage {
@@ -36,49 +37,6 @@ std::map<std::string, std::string> facts_for(const Event& e, const Finding& f, c
   if (f.who.local_rank >= 0) fields.emplace("local_rank", std::to_string(f.who.local_rank));
   if (!f.who.host.empty()) fields.emplace("host", f.who.host);
   return fields;
-}
-
-// The host of each rank, as any event of the job names it: its own line (an NCCL header, srun's
-// label, the file's name) or torchelastic's failure table, which lists rank and host of every
-// failed worker. A symptom line that names only its rank gets its host from here, so that the
-// groups can say how many hosts a symptom touched. `localhost` names no host.
-class HostsByRank {
- public:
-  void add(int rank, const std::string& host) {
-    if (rank < 0 || rank > kMaxRank || host.empty() || host == "localhost") return;
-    if (static_cast<std::size_t>(rank) >= hosts_.size()) hosts_.resize(static_cast<std::size_t>(rank) + 1);
-    if (hosts_[static_cast<std::size_t>(rank)] == nullptr) hosts_[static_cast<std::size_t>(rank)] = &host;
-  }
-  const std::string* find(int rank) const {
-    return rank >= 0 && static_cast<std::size_t>(rank) < hosts_.size() ? hosts_[static_cast<std::size_t>(rank)] : nullptr;
-  }
-
- private:
-  static constexpr int kMaxRank = 1 << 20;  // a garbled rank must not size the table
-  std::vector<const std::string*> hosts_;
-};
-
-// The same for SLURM task ids (srun --label lines, `%t` file names): one task per node when
-// srun starts the launchers, one per rank when it starts the ranks; either way a task has one host.
-struct JobHosts {
-  HostsByRank by_rank, by_task;
-  const std::string* find(const Attribution& who) const {
-    if (const std::string* h = by_rank.find(who.rank)) return h;
-    return by_task.find(who.task);
-  }
-};
-
-JobHosts hosts_of_ranks(const std::vector<TimelineEntry>& timeline, const std::optional<Finding>& finding) {
-  JobHosts hosts;
-  // The root's host as attribution found it (the launcher's table, srun's task lines): its rank's.
-  if (finding) hosts.by_rank.add(finding->who.rank, finding->who.host);
-  for (const TimelineEntry& t : timeline) {
-    const Event& e = *t.event;
-    hosts.by_rank.add(e.who.rank, e.who.host);
-    hosts.by_task.add(e.who.task, e.who.host);
-    if (e.kind == EventKind::ChildFailure) hosts.by_rank.add(e.child->rank, e.who.host);
-  }
-  return hosts;
 }
 
 // A stamp printed to the second stands for the whole second: against a millisecond bound a

@@ -201,6 +201,32 @@ struct JobChoice {
   std::size_t files_without_job = 0;    // files that name none: read with every job
 };
 
+/// One mark of the HTML report's rank timeline: the first event of one group (the root, or a
+/// symptom group) on one writer, with how many events of that group the writer had. Aggregated
+/// so that a 1,000-rank job's page stays small: a rank's 500 watchdog lines are one mark.
+struct TimelineMark {
+  static constexpr int kRoot = -1;  // `group` of the root cause's mark
+  int rank = -1;                    // -1: the event names no rank (then `host` is its own, if any)
+  std::string host;                 // short host name; empty: unknown
+  int group = kRoot;                // index into Report::symptoms, or kRoot
+  std::uint64_t count = 1;          // events of that group on this writer
+  std::optional<std::int64_t> time_us;    // printed on its line (time_basis Explicit)
+  std::optional<std::int64_t> after_us;   // unstamped: lower bound (its stream's last stamp)
+  std::optional<std::int64_t> before_us;  // unstamped: upper bound (its stream's next stamp)
+  TimeBasis time_basis = TimeBasis::None;
+  std::string file;                 // display path
+  std::uint64_t line = 0;
+  std::string text;                 // the event's line (its exception line), capped, not yet printable
+};
+
+/// What the HTML report draws: one row per rank the logs name (grouped by host), one mark per
+/// (writer, group). Filled only when a renderer asks for it (TriageOptions::rank_timeline).
+struct RankTimeline {
+  std::vector<int> ranks;               // every rank the job's events or file names name, sorted
+  std::vector<std::string> rank_hosts;  // parallel to `ranks`: the rank's host, empty when unknown
+  std::vector<TimelineMark> marks;      // timeline order (the root's first when there is one)
+};
+
 struct Report {
   Verdict verdict = Verdict::NoFailure;
   std::optional<RootCauseReport> root_cause;
@@ -213,6 +239,7 @@ struct Report {
   std::string ordering;        // how sure the ordering is, in words
   std::optional<SlurmJobInfo> slurm;  // `megatriage postmortem`: what SLURM says about the job
   std::optional<JobChoice> job;       // several jobs in the logs: which one this is
+  std::optional<RankTimeline> rank_timeline;  // --format html only; not in the JSON report
 };
 
 }  // namespace megatriage

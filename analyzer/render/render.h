@@ -25,6 +25,12 @@ struct TextStyle {
   bool ascii = false;       // the locale is not UTF-8: `-`, `->`, `...` for the report's glyphs
 };
 
+/// `--format html`: one self-contained page (inline CSS and script, no request at view time):
+/// the summary, the rank timeline drawn from `report.rank_timeline` (empty when not filled) and
+/// the JSON report embedded as `<script type="application/json" id="megatriage-report">`.
+/// Every text from a log is escaped (render/html_escape.h).
+std::string render_html(const Report& report);
+
 /// The human report: verdict first, root cause, symptoms, checks, diagnostics. Every text that
 /// came from a log is made printable (no terminal escapes reach the terminal).
 std::string render_text(const Report& report, const TextStyle& style);

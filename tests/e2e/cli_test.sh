@@ -17,6 +17,9 @@ expect_rc 2 "nonexistent path" "$megatriage" "$tmp/nope"
 mkdir "$tmp/empty"
 expect_rc 2 "empty directory" "$megatriage" "$tmp/empty"
 expect_rc 2 "bad flag" "$megatriage" --format yaml "$fixtures/slurm-g-success/logs"
+# The HTML page shows one job; watch's report is text or JSON.
+expect_rc 2 "--format html --all-jobs" "$megatriage" --format html --all-jobs "$fixtures/slurm-g-success/logs"
+expect_rc 2 "watch --format html" "$megatriage" watch --format html "$fixtures/slurm-g-success/logs"
 expect_rc 0 "--version" "$megatriage" --version
 grep -q "^megatriage [0-9]" "$tmp/out" || { echo "FAIL --version output"; fail=1; }
 expect_rc 0 "--help" "$megatriage" --help

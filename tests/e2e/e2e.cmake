@@ -62,6 +62,7 @@ add_test(NAME e2e.readme-ci COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/e2e/readme
 add_test(NAME e2e.readme COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/readme_test.sh $<TARGET_FILE:megatriage>
                                  ${CMAKE_SOURCE_DIR})
 include(${CMAKE_SOURCE_DIR}/tests/slurm/slurm.cmake)
+include(${CMAKE_SOURCE_DIR}/tests/browser/browser.cmake)
 
 # Bad input, one case per script (tests/e2e/bad_input/lib.sh is their shared harness).
 file(GLOB BAD_INPUT_CASES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input/*.sh)

@@ -72,6 +72,21 @@ FAKE_SCONTROL=$tmp/scontrol.txt run facts
 get facts '/diagnostics/[code=postmortem.sacct-failed]/message' | grep -q "accounting storage is disabled" ||
   bad "no postmortem.sacct-failed diagnostic quoting sacct"
 
+# 3b. --format html: the page on stdout, its embedded JSON report with SLURM's facts; the JSON
+# report still goes beside the logs.
+rm -f "$tmp/job/logs/megatriage-4242.json"
+rc=0
+FAKE_SCONTROL=$tmp/scontrol.txt timeout 60 "$megatriage" postmortem 4242 --format html >"$tmp/page.html" 2>"$tmp/page.err" || rc=$?
+[[ $rc -eq 1 ]] || { bad "--format html: exit $rc, want 1"; cat "$tmp/page.err"; }
+python3 - "$tmp/page.html" "$tmp/html.json" <<'PY' || bad "--format html: no embedded JSON report"
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+start = page.index('<script type="application/json" id="megatriage-report">') + 55
+open(sys.argv[2], "w", encoding="utf-8").write(page[start:page.index("</script>", start)])
+PY
+[[ $(get html /slurm/state) == TIMEOUT ]] || bad "--format html: the embedded report lacks the slurm block"
+[[ -f $tmp/job/logs/megatriage-4242.json ]] || bad "--format html: the JSON report was not written beside the logs"
+
 # 4. No rules loaded: the same usage error as every command, never a report.
 MEGATRIAGE_RULES_DIR=$tmp/no-such-rules run norules --logs "$tmp/job/logs"
 [[ $rc -eq 2 ]] || bad "no rules: exit $rc, want 2"
