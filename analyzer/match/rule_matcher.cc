@@ -53,6 +53,7 @@ struct DecisionMemo {
   std::uint64_t matcher = 0;
   std::vector<Slot> slots;                  // kWays per rule index
   std::vector<std::uint8_t> next;           // per rule: the slot a miss overwrites
+  std::vector<std::uint8_t> last_needle;    // per rule: the needle found last (looked for first)
 };
 thread_local DecisionMemo decision_memo;
 constexpr std::size_t kMemoTextMax = 4096;  // longer texts are matched afresh (bounded memory)
@@ -459,23 +460,30 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
     // Only the rules whose needles the line holds (usually one): no Set pass over all of them.
     thread_local std::vector<int> candidates;  // reused: this runs for every needle line
     candidates.clear();
-    if (line_candidates != nullptr) {
-      // The search names rules whose needles contain the literal it found: keep those whose
-      // needles are in the text, as line_candidate_rules would (a few memmem, not a scan).
-      for (int r : *line_candidates) {
-        const auto& needles = rules_[static_cast<std::size_t>(r)].needles;
-        if (std::any_of(needles.begin(), needles.end(),
-                        [&](const std::string& n) { return text.find(n) != std::string_view::npos; }))
-          candidates.push_back(r);
-      }
-    } else {
-      line_candidate_rules(text, candidates);
-    }
     DecisionMemo& memo = decision_memo;
     if (memo.matcher != c.serial) {
       memo.matcher = c.serial;
       memo.slots.assign(rules_.size() * DecisionMemo::kWays, DecisionMemo::Slot{});
       memo.next.assign(rules_.size(), 0);
+      memo.last_needle.assign(rules_.size(), 0);
+    }
+    if (line_candidates != nullptr) {
+      // The search names rules whose needles contain the literal it found: keep those whose
+      // needles are in the text, as line_candidate_rules would (a few memmem, not a scan). The
+      // needle found last is looked for first: a log repeats its lines.
+      for (int r : *line_candidates) {
+        const auto& needles = rules_[static_cast<std::size_t>(r)].needles;
+        std::uint8_t& last = memo.last_needle[static_cast<std::size_t>(r)];
+        bool held = last < needles.size() && text.find(needles[last]) != std::string_view::npos;
+        for (std::size_t k = 0; !held && k < needles.size(); ++k) {
+          if (k == last || text.find(needles[k]) == std::string_view::npos) continue;
+          held = true;
+          last = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
+        }
+        if (held) candidates.push_back(r);
+      }
+    } else {
+      line_candidate_rules(text, candidates);
     }
     for (int r : candidates) {
       const auto rule = static_cast<std::size_t>(r);

@@ -18,6 +18,11 @@ class UnmatchedLines {
   /// `HH:MM:SS` starting at `stamp_at`), up to the digits of its stamp. Builds the key that
   /// remember() keeps.
   bool seen(std::string_view text, std::size_t stamp_at) {
+    // Lines whose texts vary beyond their stamps (ids, counters, durations in every c10 INFO
+    // line) seldom repeat: once a file's lines have shown that, the memo stops costing a copy
+    // and a hash of each (answering "not seen" is always right).
+    if (given_up_) return false;
+    if (++asked_ == kTrial) given_up_ = found_ * kWorthIt < asked_;
     key_.assign(text.substr(0, stamp_at));
     key_ += '\x01';  // the stamp: `HH:MM:SS` and its fraction
     std::size_t end = stamp_at + 8;
@@ -27,7 +32,9 @@ class UnmatchedLines {
       if (digits > end + 1) end = digits;
     }
     if (end < text.size()) key_.append(text.substr(end));
-    return lines_.find(key_) != lines_.end();
+    const bool found = lines_.find(key_) != lines_.end();
+    found_ += found;
+    return found;
   }
 
   void clear() { lines_.clear(); }
@@ -35,11 +42,15 @@ class UnmatchedLines {
   /// Keeps the line the last seen() looked up: it matched no rule.
   void remember() {
     // Lines that never repeat (a counter in each) would only fill memory.
-    if (lines_.size() < kMaxLines) lines_.insert(key_);
+    if (!given_up_ && lines_.size() < kMaxLines) lines_.insert(key_);
   }
 
  private:
   static constexpr std::size_t kMaxLines = 1024;
+  static constexpr std::size_t kTrial = 4096;  // lines asked about before judging the memo
+  static constexpr std::size_t kWorthIt = 8;   // ... which must have found one in this many
+  std::size_t asked_ = 0, found_ = 0;
+  bool given_up_ = false;
   std::string key_;
   std::unordered_set<std::string> lines_;
 };
