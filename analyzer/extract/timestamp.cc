@@ -224,10 +224,17 @@ void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) 
   y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
 }
 
-// parse_timestamp, also saying whether the stamp's shape reads the line from its start up to the
-// byte after its time of day (and fraction) and no further: its `HH` then decides nothing else.
-std::optional<CivilTime> parse_shaped(std::string_view body, bool& prefix_shaped) {
-  prefix_shaped = false;
+// What parse_shaped says of the shape it read.
+struct StampShape {
+  // It reads the line from its start up to the byte after its time of day (and fraction) and no
+  // further: its `HH` then decides nothing else.
+  bool prefix_shaped = false;
+  bool keeps_fraction = true;  // false for c10: read_c10 drops the monotonic-clock fraction
+};
+
+// parse_timestamp, also saying which kind of shape it read.
+std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) {
+  shape = StampShape{};
   // Cheap gate: every shape is decided by the first non-space byte and the one after it, so an
   // ordinary line (traceback frame, NCCL INFO, Megatron print) costs the space skip and at most
   // two byte compares. The anchored shapes have their own first bytes: ChildFailedError lines
@@ -241,11 +248,12 @@ std::optional<CivilTime> parse_shaped(std::string_view body, bool& prefix_shaped
   switch (c0) {
     case '[':
       if (is_digit(c1)) {
-        prefix_shaped = true;
+        shape.prefix_shaped = true;
         return read_bracketed(body, i);
       }
       if (is_level(c1) && i + 2 < body.size() && is_digit(body[i + 2])) {
-        prefix_shaped = true;
+        shape.prefix_shaped = true;
+        shape.keeps_fraction = false;
         return read_c10(body, i);
       }
       if (c1 == 'N' && starts_with(body, i, "[NeMo ")) {
@@ -254,7 +262,7 @@ std::optional<CivilTime> parse_shaped(std::string_view body, bool& prefix_shaped
         if (j + 1 < body.size() && is_level(body[j]) && body[j + 1] == ' ') {
           j += 2;
           CivilTime t;
-          prefix_shaped = true;
+          shape.prefix_shaped = true;
           if (read_datetime(body, j, t)) return t;
         }
         return std::nullopt;
@@ -280,35 +288,28 @@ std::optional<CivilTime> parse_shaped(std::string_view body, bool& prefix_shaped
     // Python logging `2024-05-01 12:00:00,123`, ISO / sacct `2024-05-01T12:00:00`.
     std::size_t j = i;
     CivilTime t;
-    prefix_shaped = true;
+    shape.prefix_shaped = true;
     if (read_datetime(body, j, t)) return t;
     return std::nullopt;
   }
   if (is_level(c0) && is_digit(c1)) {
-    prefix_shaped = true;
+    shape.prefix_shaped = true;
     return read_glog(body, i);
   }
   return std::nullopt;
 }
 
-// c10 fractions come from the monotonic clock (read_c10 drops them); every other shape keeps them.
-bool keeps_fraction(std::string_view body) {
-  std::size_t i = 0;
-  while (i < body.size() && body[i] == ' ') ++i;
-  return !(i + 2 < body.size() && body[i] == '[' && is_level(body[i + 1]) && is_digit(body[i + 2]));
-}
-
 }  // namespace
 
 std::optional<CivilTime> parse_timestamp(std::string_view body) {
-  bool prefix_shaped = false;
-  return parse_shaped(body, prefix_shaped);
+  StampShape shape;
+  return parse_shaped(body, shape);
 }
 
 std::optional<TimeOfDayLayout> learn_time_layout(std::string_view line, std::size_t from, std::size_t time_at) {
-  bool prefix_shaped = false;
-  std::optional<CivilTime> t = parse_shaped(line.substr(from), prefix_shaped);
-  if (!t || !prefix_shaped || time_at < from || time_at + 8 > line.size()) return std::nullopt;
+  StampShape shape;
+  std::optional<CivilTime> t = parse_shaped(line.substr(from), shape);
+  if (!t || !shape.prefix_shaped || time_at < from || time_at + 8 > line.size()) return std::nullopt;
   const char* p = line.data() + time_at;
   // The stamp's own time must be the one at time_at (not a time of day later in the line).
   if (two_digits(p) != t->hour || two_digits(p + 3) != t->minute || two_digits(p + 6) != t->second ||
@@ -317,7 +318,7 @@ std::optional<TimeOfDayLayout> learn_time_layout(std::string_view line, std::siz
   TimeOfDayLayout layout;
   layout.date = *t;
   layout.time_at = static_cast<std::uint32_t>(time_at);
-  layout.keeps_fraction = keeps_fraction(line.substr(from));
+  layout.keeps_fraction = shape.keeps_fraction;
   // What the shapes read after `SS`: a fraction of at most 9 digits, then one byte they test.
   std::size_t n = 8;
   if (time_at + n + 1 < line.size() && (p[n] == '.' || p[n] == ',') && is_digit(p[n + 1])) {
@@ -373,7 +374,6 @@ std::optional<CivilTime> read_time_with_layout(const TimeOfDayLayout& layout, st
   if (layout.keeps_fraction) {
     for (std::size_t k = 0; k < layout.fraction_digits && k < 6; ++k) t.micros = t.micros * 10 + (p[9 + k] - '0');
     for (std::size_t k = layout.fraction_digits; k < 6; ++k) t.micros *= 10;
-    if (layout.fraction_digits == 0) t.micros = 0;
   }
   return t;
 }
