@@ -4,6 +4,9 @@
 # share/zsh/site-functions, share/doc/megatriage (README, JSON Schemas, copyright). The binary
 # reads its rules at <its dir>/../share/megatriage/rules, so bin and share stay under one prefix.
 
+# Installing never builds (as `cmake --install` never does): cpack, run by the install tests
+# while other tests use the build tree, must not relink a binary under them.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
 install(TARGETS megatriage RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY rules/ DESTINATION ${MEGATRIAGE_RULES_INSTALL_DIR})
 

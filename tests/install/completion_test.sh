@@ -59,6 +59,11 @@ for sub in "" postmortem watch lint "rules check" "rules list"; do
   fi
 done
 
+# The zsh completion at least parses (zsh is not among the packages tools/setup installs).
+if command -v zsh >/dev/null; then
+  zsh -n "$tmp/prefix/share/zsh/site-functions/_megatriage" || bad "the zsh completion does not parse"
+fi
+
 # bash-completion's own loader finds the script under the prefix (XDG_DATA_DIRS, as the module
 # file sets it).
 if [[ -f /usr/share/bash-completion/bash_completion ]]; then

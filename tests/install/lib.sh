@@ -2,7 +2,7 @@
 # bookkeeping, and the two things most tests do (install to a prefix, compare two JSON reports).
 # Usage (sourced): . lib.sh BINARY BUILD_DIR SOURCE_DIR JSON_GET
 set -uo pipefail
-binary=$1 build=$2 source=$3 json_get=$4
+binary=$(realpath "$1") build=$(realpath "$2") source=$(realpath "$3") json_get=$(realpath "$4")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
