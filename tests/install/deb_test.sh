@@ -58,7 +58,9 @@ while read -r f; do
 done <"$tmp/files"
 
 # lintian: no error (warnings and info are printed for the record).
-if command -v lintian >/dev/null; then
+if [[ $sanitized -eq 1 ]]; then
+  echo "note: an ASan build: lintian not run"
+elif command -v lintian >/dev/null; then
   lintian --fail-on error --tag-display-limit 0 "$deb" >"$tmp/lintian.log" 2>&1 || bad "lintian reports errors"
   cat "$tmp/lintian.log"
 else
@@ -71,7 +73,7 @@ dpkg-deb -x "$deb" "$tmp/root"
 unpacked=$tmp/root/usr/bin/megatriage
 # A sanitizer build names its sources in its instrumentation (not debug info, so strip keeps
 # them): the check is for real builds.
-if readelf -d "$unpacked" | grep -q 'NEEDED.*libasan'; then
+if [[ $sanitized -eq 1 ]]; then
   echo "note: an ASan build: the check for build-tree paths in the binary is skipped"
 elif grep -c -F -e "$build" -e "$source" "$unpacked" >/dev/null; then
   bad "the packaged binary names the build tree or checkout"
@@ -82,11 +84,12 @@ rc=$?
 [[ $rc -eq 1 ]] || bad "build-tree binary: exit $rc, want 1"
 # The build tree and the checkout hidden under empty folders (a private mount namespace, when
 # root can make one); else the binary still must read only the rules beside it.
-hide=()
-if [[ $(id -u) -eq 0 ]] && unshare --mount true 2>/dev/null; then
-  hide=(unshare --mount --propagation private -- bash -c
-        'mount -t tmpfs none "$1" && mount -t tmpfs none "$2" && shift 2 && exec "$@"' hide "$build" "$source")
+hide=(unshare --mount --propagation private -- bash -c
+      'mount -t tmpfs none "$1" && mount -t tmpfs none "$2" && shift 2 && exec "$@"' hide "$build" "$source")
+if [[ $(id -u) -eq 0 ]] && "${hide[@]}" test ! -e "$build/CMakeCache.txt" 2>/dev/null; then
+  echo "the build tree and the checkout are hidden from the installed binary"
 else
+  hide=()
   echo "note: not root: the build tree stays visible; its absence from the rule list is checked instead"
 fi
 (cd "$run" && "${hide[@]}" "$unpacked" --format json logs >"$tmp/unpacked.json")

@@ -17,6 +17,11 @@ unset MEGATRIAGE_RULES_DIR MEGATRIAGE_RULES_PATH
 export XDG_CONFIG_HOME=$tmp/no-config MEGATRIAGE_CACHE_DIR=off HOME=$tmp/home
 mkdir -p "$tmp/home"
 
+# A sanitizer build (tools/test's second pass): its instrumentation names the source files, and
+# lintian's verdict on it says nothing about the real package.
+sanitized=0
+readelf -d "$binary" | grep -q 'NEEDED.*libasan' && sanitized=1
+
 # install_to PREFIX: cmake --install of the build tree, quiet unless it fails. --strip, as a
 # site's software team installs (and as the .deb ships): no debug info naming the build tree.
 install_to() {
