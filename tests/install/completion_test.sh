@@ -32,6 +32,16 @@ expect() {
   [[ $got == "$(printf '%s\n' "${want[@]}" | sort)" ]] || bad "completing '$*': got [$(echo $got)], want [${want[*]}]"
 }
 
+# The subcommands `megatriage --help` lists (its Subcommands block: `  megatriage WORD [WORD]
+# ARGS...  what it does`), as word lists: "postmortem", "rules check", ...
+subcommands=()
+while IFS= read -r line; do
+  [[ $line =~ ^\ +megatriage((\ [a-z]+)+) ]] && subcommands+=("${BASH_REMATCH[1]# }")
+done < <("$binary" --help | sed -n '/^Subcommands/,/^$/p')
+[[ ${#subcommands[@]} -ge 5 ]] || bad "read only ${#subcommands[@]} subcommands from megatriage --help"
+first_words=$(for s in "${subcommands[@]}"; do echo "${s%% *}"; done | sort -u)
+[[ $(complete_words megatriage "") == "$first_words" ]] ||
+  bad "completing 'megatriage ': got [$(echo $(complete_words megatriage ""))], --help lists [$(echo $first_words)]"
 expect lint postmortem rules watch -- megatriage ""
 expect watch -- megatriage wa
 expect check list -- megatriage rules ""
@@ -48,7 +58,7 @@ expect --format -- megatriage --form
 # is offered after "--" (CLI11 help: flags at the start of an option line, values in {...}).
 help_flags() { "$binary" "$@" --help | grep -oE '^  (-[a-zA-Z],)?--[a-z-]+' | tr ',' '\n' | sed 's/^ *//' | sort -u; }
 help_formats() { "$binary" "$@" --help | sed -n 's/^ *--format [A-Z]*:{\([a-z,]*\)}.*/\1/p' | tr ',' '\n' | sort; }
-for sub in "" postmortem watch lint "rules check" "rules list"; do
+for sub in "" "${subcommands[@]}"; do
   read -ra words <<<"$sub"
   missing=$(comm -23 <(help_flags "${words[@]}") <({ complete_words megatriage "${words[@]}" -; complete_words megatriage "${words[@]}" --; } | sort -u))
   [[ -z $missing ]] || bad "'megatriage $sub': --help lists flags the completion does not offer: $(echo $missing)"
