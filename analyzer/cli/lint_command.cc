@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "app/rules_lookup.h"
 #include "base/diagnostics.h"
 #include "base/exit_codes.h"
 #include "base/run_cache.h"
@@ -15,7 +16,6 @@
 #include "lint/lint.h"
 #include "lint/script_file.h"
 #include "match/knowledge_tables.h"
-#include "app/rules_lookup.h"
 #include "match/rules.h"
 #include "render/render_lint.h"
 

@@ -14,9 +14,9 @@
 
 #include "app/rules_lookup.h"
 #include "app/triage.h"
-#include "base/version.h"
 #include "base/exit_codes.h"
 #include "base/run_cache.h"
+#include "base/version.h"
 #include "cli/commands.h"
 #include "cli/shared_flags.h"
 #include "render/render.h"

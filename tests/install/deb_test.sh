@@ -117,8 +117,13 @@ else
   rc=$?
   [[ $rc -eq 1 ]] || bad "dpkg-installed binary: exit $rc, want 1"
   same_report "$tmp/build.json" "$tmp/installed.json" || bad "dpkg-installed binary: another report"
-  [[ $(man -w megatriage 2>/dev/null) == /usr/share/man/man1/megatriage.1.gz ]] ||
-    bad "man -w megatriage: $(man -w megatriage 2>&1)"
+  # (Slim container images tell dpkg not to unpack manuals: path-exclude in dpkg.cfg.d.)
+  if grep -rqs '^path-exclude=/usr/share/man' /etc/dpkg/dpkg.cfg /etc/dpkg/dpkg.cfg.d/; then
+    echo "note: this machine's dpkg leaves manuals out: man -w not tried"
+  elif command -v man >/dev/null; then
+    [[ $(man -w megatriage 2>/dev/null) == /usr/share/man/man1/megatriage.1.gz ]] ||
+      bad "man -w megatriage: $(man -w megatriage 2>&1)"
+  fi
   dpkg -r megatriage >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; bad "dpkg -r failed"; }
   [[ ! -e /usr/bin/megatriage && ! -e /usr/share/megatriage ]] || bad "dpkg -r left files behind"
 fi
