@@ -53,8 +53,9 @@ for f in /usr/bin/megatriage /usr/share/megatriage/rules/cuda.json /usr/share/ma
          "/usr/share/megatriage/modulefiles/megatriage/$version.lua"; do
   grep -qxF "$f" "$tmp/files" || bad "the .deb lacks $f"
 done
+grep -qxF /etc/megatriage/rules.d/ "$tmp/files" || bad "the .deb lacks the site rules folder /etc/megatriage/rules.d/"
 while read -r f; do
-  [[ $f == /usr/* || $f == / ]] || bad "the .deb installs outside /usr: $f"
+  [[ $f == /usr/* || $f == / || $f == /etc/ || $f == /etc/megatriage/* ]] || bad "the .deb installs outside /usr: $f"
 done <"$tmp/files"
 
 # lintian: no error (warnings and info are printed for the record).
@@ -112,6 +113,8 @@ else
   exec 9>/tmp/megatriage-deb-test.lock
   flock 9
   trap 'dpkg -r megatriage >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+  had_site_dir=0
+  [[ -e /etc/megatriage/rules.d ]] && had_site_dir=1
   dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; bad "dpkg -i failed"; }
   (cd "$run" && "${hide[@]}" /usr/bin/megatriage --format json logs >"$tmp/installed.json")
   rc=$?
@@ -126,5 +129,6 @@ else
   fi
   dpkg -r megatriage >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log"; bad "dpkg -r failed"; }
   [[ ! -e /usr/bin/megatriage && ! -e /usr/share/megatriage ]] || bad "dpkg -r left files behind"
+  [[ $had_site_dir -eq 1 || ! -e /etc/megatriage/rules.d ]] || bad "dpkg -r left /etc/megatriage/rules.d behind"
 fi
 finish
