@@ -12,6 +12,7 @@ Subcommands (each has --help):
   megatriage watch [PATH...]        follow a running job's logs, report the cause as soon as known
   megatriage lint SCRIPT...         check sbatch scripts against the runbook's launch rules
   megatriage rules check            validate rule files and run every rule's samples
+  megatriage rules list             every rule in use and the file it came from
 A folder named like a subcommand is triaged when written as a path: megatriage ./rules
 )";
 
