@@ -67,6 +67,8 @@ std::string user_name(long uid) {
   return pw ? std::string(pw->pw_name) : std::string();
 }
 
+}  // namespace
+
 // Drops to the job owner's uid/gid (and their groups) so that only what the owner may read is
 // read and the report is written as the owner. Requires: running as root.
 bool drop_privileges(const SlurmJobInfo& job, std::string& err) {
@@ -92,6 +94,8 @@ bool drop_privileges(const SlurmJobInfo& job, std::string& err) {
   }
   return true;
 }
+
+namespace {
 
 // Files in `dir` (not recursed) whose names mention the job, reports excluded.
 void add_siblings(const std::string& dir, const std::string& job_id, std::set<std::string>& out) {

@@ -30,6 +30,11 @@ struct PostmortemOptions {
 
 class SlurmCommands;
 
+/// Drops to the job owner's uid/gid (and their groups) so that only what the owner may read is
+/// read and what is written belongs to the owner. Requires: running as root; `job.uid` known.
+/// False, with the reason in `err`, when that cannot be done.
+bool drop_privileges(const SlurmJobInfo& job, std::string& err);
+
 /// Runs the command. Returns the exit code (base/exit_codes.h; kExitUsage also for a job not
 /// found); `out` gets the report for stdout, `err` messages for stderr. Asks the real SLURM
 /// commands.
