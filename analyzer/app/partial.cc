@@ -232,6 +232,15 @@ int run_partial(const PartialOptions& options, std::string& err) {
   return kExitNoFailure;
 }
 
+std::size_t wait_for_partials(const std::string& dir, std::size_t count, std::chrono::seconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const std::size_t have = partial_files_in(dir).size();
+    if (have >= count || std::chrono::steady_clock::now() >= end) return have;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
 std::vector<std::string> partial_files_in(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;

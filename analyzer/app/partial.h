@@ -49,6 +49,13 @@ struct MergeOutcome {
 /// diagnostic.
 MergeOutcome run_merge(const MergeOptions& options);
 
+/// Waits, up to `limit`, until `dir` holds at least `count` partial reports (the nodes' Epilogs
+/// may still be writing theirs when the job's end is noticed). Returns how many it holds.
+std::size_t wait_for_partials(const std::string& dir, std::size_t count, std::chrono::seconds limit);
+
+/// How long `postmortem` waits for the nodes' partial reports (one per node of the job).
+inline constexpr std::chrono::seconds kPartialsWait{30};
+
 /// The partial reports in `dir` (every regular file whose name ends in .json or .json.zst),
 /// sorted by name; empty when it is no folder.
 std::vector<std::string> partial_files_in(const std::string& dir);

@@ -19,6 +19,8 @@ namespace megatriage {
 struct PostmortemOptions {
   std::string job_id;                   // empty: SLURM_JOB_ID from the environment
   std::string logs_dir;                 // --logs: use these logs instead of looking for them
+  std::string partials_dir;             // --partials: the nodes' partial reports (default:
+                                        // WorkDir/megatriage/JOBID when it exists)
   std::string report_dir;               // --report-dir; empty: the directory of the job's log
   std::string format = "text";          // what goes to stdout: text | json | html
   std::vector<std::string> rules_dirs;  // --rules

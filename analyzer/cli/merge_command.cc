@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/shared_flags.h"
 #include "render/render.h"
+#include "slurm/slurm_job.h"
 
 namespace megatriage {
 
@@ -54,7 +56,20 @@ nothing readable in any report, or no rules), 3 internal error.
       ->allow_extra_args(false);
   app.add_option("--logs", options.triage.paths, "Log files or folders readable here, triaged with the reports")
       ->allow_extra_args(false);
+  long wait_s = 0;
+  app.add_option("--wait", wait_s,
+                 "Wait up to this many seconds until each folder holds a report per node of --nodes "
+                 "(default $SLURM_JOB_NODELIST): Epilogs may still be writing")
+      ->check(CLI::Range(0L, 3600L));
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
+  if (wait_s > 0) {
+    std::vector<std::string> lists = options.nodes;
+    if (const char* env = std::getenv("SLURM_JOB_NODELIST"); lists.empty() && env != nullptr) lists.push_back(env);
+    std::size_t expected = 0;
+    for (const std::string& list : lists) expected += hostlist_count(list);
+    for (const std::string& input : options.inputs)
+      wait_for_partials(input, expected, std::chrono::seconds(wait_s));
+  }
   options.triage.context_lines = context_lines(app, report_flags, format);
   options.triage.rank_timeline = format == "html";
   MergeOutcome merged = run_merge(options);
