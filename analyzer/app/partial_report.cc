@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "base/text_util.h"
 #include "base/version.h"
 
 namespace megatriage {
@@ -60,6 +62,52 @@ ChainKind chain_from(const std::string& w) {
   return ChainKind::None;
 }
 
+// ---------------------------------------------------------------- text
+// Log text is kept as printed, and not all of it is UTF-8 (a Latin-1 file name, a cut
+// character). JSON strings must be, so such a string is written as {"bytes": T}, T holding one
+// character U+0000..U+00FF per byte: the merge gets the very bytes back, and with them the same
+// captures and report as one scan.
+
+Out text_json(const std::string& s) {
+  if (is_valid_utf8(s)) return s;
+  std::string latin;
+  latin.reserve(s.size() * 2);
+  for (unsigned char c : s) {
+    if (c < 0x80) {
+      latin += static_cast<char>(c);
+    } else {
+      latin += static_cast<char>(0xc0 | (c >> 6));
+      latin += static_cast<char>(0x80 | (c & 0x3f));
+    }
+  }
+  Out o;
+  o["bytes"] = std::move(latin);
+  return o;
+}
+
+std::string text_from(const In& j) {
+  if (j.is_string()) return j.get<std::string>();
+  const std::string latin = j.at("bytes").get<std::string>();
+  std::string bytes;
+  bytes.reserve(latin.size());
+  for (std::size_t i = 0; i < latin.size(); ++i) {
+    const auto c = static_cast<unsigned char>(latin[i]);
+    if (c < 0x80) {
+      bytes += static_cast<char>(c);
+    } else if ((c & 0xe0) == 0xc0 && c <= 0xc3 && i + 1 < latin.size()) {
+      bytes += static_cast<char>(((c & 0x03) << 6) | (static_cast<unsigned char>(latin[++i]) & 0x3f));
+    } else {
+      throw std::runtime_error("a \"bytes\" string holds a character above U+00FF");
+    }
+  }
+  return bytes;
+}
+
+std::string text_at(const In& o, const char* key) {
+  auto it = o.find(key);
+  return it == o.end() ? std::string() : text_from(*it);
+}
+
 // ---------------------------------------------------------------- writing
 // Fields at their default value are left out: most events have no traceback, child, host or
 // second stamp, and a node's partial should stay small (docs/partial-reports.md).
@@ -73,18 +121,18 @@ Out attribution_json(const Attribution& a) {
   if (a.rank >= 0) o["rank"] = a.rank;
   if (a.local_rank >= 0) o["local_rank"] = a.local_rank;
   if (a.task >= 0) o["task"] = a.task;
-  if (!a.host.empty()) o["host"] = a.host;
+  if (!a.host.empty()) o["host"] = text_json(a.host);
   return o;
 }
 
 Out diagnostic_json(const Diagnostic& d) {
   Out o;
   o["severity"] = severity_name(d.severity);
-  o["code"] = d.code;
-  o["message"] = d.message;
-  if (!d.path.empty()) o["path"] = d.path;
+  o["code"] = text_json(d.code);
+  o["message"] = text_json(d.message);
+  if (!d.path.empty()) o["path"] = text_json(d.path);
   if (d.line) o["line"] = d.line;
-  if (!d.hint.empty()) o["hint"] = d.hint;
+  if (!d.hint.empty()) o["hint"] = text_json(d.hint);
   if (d.count != 1) o["count"] = d.count;
   return o;
 }
@@ -97,10 +145,10 @@ Out traceback_json(const Traceback& t) {
     j["header_line"] = b.header_line;
     j["exception_line"] = b.exception_line;
     j["exception_offset"] = b.exception_offset;
-    j["exception"] = b.exception;
-    if (!b.message_tail.empty()) j["message_tail"] = b.message_tail;
+    j["exception"] = text_json(b.exception);
+    if (!b.message_tail.empty()) j["message_tail"] = text_json(b.message_tail);
     Out frames = Out::array();
-    for (const Frame& f : b.frames) frames.push_back(Out::array({f.path, f.line, f.function, f.source}));
+    for (const Frame& f : b.frames) frames.push_back(Out::array({text_json(f.path), f.line, text_json(f.function), text_json(f.source)}));
     j["frames"] = std::move(frames);
     if (b.frames_truncated) j["frames_truncated"] = true;
     if (b.frames_seen != b.frames.size()) j["frames_seen"] = b.frames_seen;
@@ -136,13 +184,13 @@ Out event_json(const Event& e, const RuleMatcher& matcher) {
   if (e.before_civil) o["before_civil"] = civil_json(*e.before_civil);
   Out who = attribution_json(e.who);
   if (!who.empty()) o["who"] = std::move(who);
-  o["text"] = e.text;
+  o["text"] = text_json(e.text);
   if (!e.matches.empty()) {
     Out rules = Out::array();
     for (const RuleMatch& m : e.matches) rules.push_back(matcher.rules()[static_cast<std::size_t>(m.rule_index)].id);
     o["rules"] = std::move(rules);
   }
-  if (e.matched_line) o["matched_line"] = *e.matched_line;
+  if (e.matched_line) o["matched_line"] = text_json(*e.matched_line);
   if (e.kind == EventKind::Traceback) o["traceback"] = traceback_json(*e.traceback);
   if (e.kind == EventKind::ChildFailure) {
     const ChildFailure& c = *e.child;
@@ -151,7 +199,7 @@ Out event_json(const Event& e, const RuleMatcher& matcher) {
     j["local_rank"] = c.local_rank;
     j["exitcode"] = c.exitcode;
     j["pid"] = c.pid;
-    j["host"] = c.host;
+    j["host"] = text_json(c.host);
     if (c.root_cause_section) j["root_cause_section"] = true;
     j["table_index"] = c.table_index;
     o["child"] = std::move(j);
@@ -162,8 +210,8 @@ Out event_json(const Event& e, const RuleMatcher& matcher) {
 Out file_json(const FileResult& r, const std::vector<ContextLine>& context, const RuleMatcher& matcher) {
   Out o;
   const SourceFile& f = r.file;
-  o["path"] = f.display_path;
-  o["read_as"] = f.path;
+  o["path"] = text_json(f.display_path);
+  o["read_as"] = text_json(f.path);
   o["size_bytes"] = f.size_bytes;
   o["mtime_us"] = f.mtime_us;
   if (f.sized) o["identity"] = Out::array({f.device, f.inode});
@@ -190,7 +238,7 @@ Out file_json(const FileResult& r, const std::vector<ContextLine>& context, cons
   o["events"] = std::move(events);
   Out facts = Out::array();
   for (const Fact& fact : r.facts) {
-    Out j = Out::array({fact.key, fact.value, fact.line});
+    Out j = Out::array({text_json(fact.key), text_json(fact.value), fact.line});
     if (fact.rank >= 0) j.push_back(fact.rank);
     facts.push_back(std::move(j));
   }
@@ -199,7 +247,7 @@ Out file_json(const FileResult& r, const std::vector<ContextLine>& context, cons
   for (const Diagnostic& d : r.diagnostics) diags.push_back(diagnostic_json(d));
   o["diagnostics"] = std::move(diags);
   Out lines = Out::array();
-  for (const ContextLine& c : context) lines.push_back(Out::array({c.line, c.text}));
+  for (const ContextLine& c : context) lines.push_back(Out::array({c.line, text_json(c.text)}));
   o["context"] = std::move(lines);
   return o;
 }
@@ -227,18 +275,18 @@ Attribution attribution_from(const In& o, const char* key) {
   a.rank = it->value("rank", -1);
   a.local_rank = it->value("local_rank", -1);
   a.task = it->value("task", -1);
-  a.host = it->value("host", std::string());
+  a.host = text_at(*it, "host");
   return a;
 }
 
 Diagnostic diagnostic_from(const In& j) {
   Diagnostic d;
   d.severity = severity_from(j.at("severity").get<std::string>());
-  d.code = j.at("code").get<std::string>();
-  d.message = j.at("message").get<std::string>();
-  d.path = j.value("path", std::string());
+  d.code = text_from(j.at("code"));
+  d.message = text_from(j.at("message"));
+  d.path = text_at(j, "path");
   d.line = j.value("line", std::uint64_t{0});
-  d.hint = j.value("hint", std::string());
+  d.hint = text_at(j, "hint");
   d.count = j.value("count", std::uint64_t{1});
   return d;
 }
@@ -250,11 +298,10 @@ Traceback traceback_from(const In& j) {
     x.header_line = b.at("header_line").get<std::uint64_t>();
     x.exception_line = b.at("exception_line").get<std::uint64_t>();
     x.exception_offset = b.at("exception_offset").get<std::uint64_t>();
-    x.exception = b.at("exception").get<std::string>();
-    x.message_tail = b.value("message_tail", std::string());
+    x.exception = text_from(b.at("exception"));
+    x.message_tail = text_at(b, "message_tail");
     for (const In& f : b.at("frames"))
-      x.frames.push_back(Frame{f.at(0).get<std::string>(), f.at(1).get<int>(), f.at(2).get<std::string>(),
-                               f.at(3).get<std::string>()});
+      x.frames.push_back(Frame{text_from(f.at(0)), f.at(1).get<int>(), text_from(f.at(2)), text_from(f.at(3))});
     x.frames_truncated = b.value("frames_truncated", false);
     x.frames_seen = b.value("frames_seen", x.frames.size());
     x.message_truncated = b.value("message_truncated", false);
@@ -289,7 +336,7 @@ Event event_from(const In& j, FileId file, RuleIndex& rules) {
   if (auto it = j.find("civil"); it != j.end()) e.civil = civil_from(*it);
   if (auto it = j.find("before_civil"); it != j.end()) e.before_civil = civil_from(*it);
   e.who = attribution_from(j, "who");
-  e.text = j.at("text").get<std::string>();
+  e.text = text_from(j.at("text"));
   if (auto it = j.find("rules"); it != j.end()) {
     for (const In& id : *it) {
       const std::string name = id.get<std::string>();
@@ -302,7 +349,7 @@ Event event_from(const In& j, FileId file, RuleIndex& rules) {
     }
   }
   if (auto it = j.find("matched_line"); it != j.end())
-    e.matched_line = std::make_shared<const std::string>(it->get<std::string>());
+    e.matched_line = std::make_shared<const std::string>(text_from(*it));
   if (e.kind == EventKind::Traceback) e.traceback = traceback_from(j.at("traceback"));
   if (e.kind == EventKind::ChildFailure) {
     const In& c = j.at("child");
@@ -311,7 +358,7 @@ Event event_from(const In& j, FileId file, RuleIndex& rules) {
     child.local_rank = c.at("local_rank").get<int>();
     child.exitcode = c.at("exitcode").get<int>();
     child.pid = c.at("pid").get<int>();
-    child.host = c.at("host").get<std::string>();
+    child.host = text_from(c.at("host"));
     child.root_cause_section = c.value("root_cause_section", false);
     child.table_index = c.at("table_index").get<int>();
     e.child = std::move(child);
@@ -323,8 +370,8 @@ FileResult file_from(const In& j, FileId id, RuleIndex& rules, std::vector<Conte
   FileResult r;
   SourceFile& f = r.file;
   f.id = id;
-  f.display_path = j.at("path").get<std::string>();
-  f.path = j.at("read_as").get<std::string>();
+  f.display_path = text_from(j.at("path"));
+  f.path = text_from(j.at("read_as"));
   f.size_bytes = j.at("size_bytes").get<std::uint64_t>();
   f.mtime_us = j.at("mtime_us").get<std::int64_t>();
   if (auto it = j.find("identity"); it != j.end()) {
@@ -353,10 +400,10 @@ FileResult file_from(const In& j, FileId id, RuleIndex& rules, std::vector<Conte
   r.events.reserve(events.size());
   for (const In& e : events) r.events.push_back(event_from(e, id, rules));
   for (const In& fact : j.at("facts"))
-    r.facts.push_back(Fact{fact.at(0).get<std::string>(), fact.at(1).get<std::string>(),
+    r.facts.push_back(Fact{text_from(fact.at(0)), text_from(fact.at(1)),
                            fact.at(2).get<std::uint64_t>(), fact.size() > 3 ? fact.at(3).get<int>() : -1});
   for (const In& d : j.at("diagnostics")) r.diagnostics.push_back(diagnostic_from(d));
-  for (const In& c : j.at("context")) context.push_back(ContextLine{c.at(0).get<std::uint64_t>(), c.at(1).get<std::string>()});
+  for (const In& c : j.at("context")) context.push_back(ContextLine{c.at(0).get<std::uint64_t>(), text_from(c.at(1))});
   return r;
 }
 
