@@ -17,6 +17,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include "app/partial_report.h"
 #include "app/postmortem.h"
@@ -309,7 +310,7 @@ MergeOutcome run_merge(const MergeOptions& options) {
       parsed[i].read_error = "cannot read " + names[i] + (reading.empty() ? "" : ": " + reading.items().front().message);
       return;
     }
-    parsed[i].parse = partial_from_json(*bytes, matcher, names[i]);
+    parsed[i].parse = partial_from_json(*bytes, matcher, names[i], /*with_context=*/false);
   });
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (!parsed[i].read_error.empty()) {
@@ -357,7 +358,9 @@ MergeOutcome run_merge(const MergeOptions& options) {
   std::vector<Source> all;
   for (FileResult& r : analyzed.results) all.push_back({std::move(r), std::string()});
   std::vector<Diagnostic> walked;
-  KeptContext kept;
+  // Where each file's context lines are: which report, which file of it. Read for the root's
+  // file alone, once the root is known.
+  auto kept = std::make_shared<std::unordered_map<std::string, std::pair<std::string, std::size_t>>>();
   for (ReadPartial& r : partials) {
     PartialReport& p = r.partial;
     if (!p.problem.empty())
@@ -366,7 +369,7 @@ MergeOutcome run_merge(const MergeOptions& options) {
                       "its logs are missing from this report");
     for (Diagnostic& d : p.diagnostics) walked.push_back(std::move(d));
     for (std::size_t i = 0; i < p.files.size(); ++i) {
-      kept[p.files[i].file.display_path] = std::move(p.context[i]);
+      (*kept)[p.files[i].file.display_path] = {r.name, i};
       all.push_back({std::move(p.files[i]), p.host});
     }
   }
@@ -424,7 +427,15 @@ MergeOutcome run_merge(const MergeOptions& options) {
                              (options.inputs.empty() ? std::string("the arguments") : options.inputs.front());
   }
   TriageOptions with_kept = triage;
-  with_kept.kept_context = &kept;
+  with_kept.kept_context = [kept](const std::string& path) -> std::optional<std::vector<ContextLine>> {
+    auto it = kept->find(path);
+    if (it == kept->end()) return std::nullopt;
+    DiagnosticSink ignored;
+    std::optional<std::string> bytes = read_whole_file(it->second.first, it->second.first, kMaxPartialBytes, ignored);
+    // A report that changed or went away since: no context rather than another file's lines.
+    if (!bytes) return std::vector<ContextLine>{};
+    return partial_context_from_json(*bytes, it->second.second).value_or(std::vector<ContextLine>{});
+  };
   out.triage = report_logs(std::move(analyzed), with_kept);
   return out;
 }

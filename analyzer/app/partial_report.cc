@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "base/json_cursor.h"
 #include "base/text_util.h"
 #include "base/version.h"
 
@@ -14,9 +15,8 @@ namespace megatriage {
 namespace {
 
 // Written with keys in this file's order (format and version first, so that a reader, or
-// `head -c 80`, sees what the file is); read with any order.
+// `head -c 80`, sees what the file is); read with any order but those two first.
 using Out = nlohmann::ordered_json;
-using In = nlohmann::json;
 
 // ---------------------------------------------------------------- enums by name
 
@@ -85,9 +85,13 @@ Out text_json(const std::string& s) {
   return o;
 }
 
-std::string text_from(const In& j) {
-  if (j.is_string()) return j.get<std::string>();
-  const std::string latin = j.at("bytes").get<std::string>();
+std::string text_from(JsonCursor& in) {
+  if (in.peek() == '"') return in.string();
+  std::string latin;
+  in.object([&](std::string_view key) {
+    if (key == "bytes") latin = in.string();
+    else in.skip();
+  });
   std::string bytes;
   bytes.reserve(latin.size());
   for (std::size_t i = 0; i < latin.size(); ++i) {
@@ -101,11 +105,6 @@ std::string text_from(const In& j) {
     }
   }
   return bytes;
-}
-
-std::string text_at(const In& o, const char* key) {
-  auto it = o.find(key);
-  return it == o.end() ? std::string() : text_from(*it);
 }
 
 // ---------------------------------------------------------------- writing
@@ -253,69 +252,112 @@ Out file_json(const FileResult& r, const std::vector<ContextLine>& context, cons
 }
 
 // ---------------------------------------------------------------- reading
-// nlohmann's value() and get() throw on a wrong type; partial_from_json turns that into its
-// error, so a damaged file is refused as a whole rather than half read.
+// A pull reader (base/json_cursor.h), not a tree: a merge of 1,024 reports is mostly reading
+// them. Keys are taken in any order and unknown ones skipped; a value of the wrong kind throws,
+// and partial_from_json refuses the file as a whole rather than half read.
 
-CivilTime civil_from(const In& j) {
-  CivilTime t;
-  t.year = j.at(0).get<int>();
-  t.month = j.at(1).get<int>();
-  t.day = j.at(2).get<int>();
-  t.hour = j.at(3).get<int>();
-  t.minute = j.at(4).get<int>();
-  t.second = j.at(5).get<int>();
-  t.micros = j.at(6).get<int>();
-  return t;
+CivilTime civil_from(JsonCursor& in) {
+  int v[7] = {};
+  std::size_t n = 0;
+  in.array([&] {
+    const int x = in.int32();
+    if (n < 7) v[n] = x;
+    ++n;
+  });
+  if (n != 7) throw std::runtime_error("a stamp is not 7 numbers");
+  return CivilTime{v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
 }
 
-Attribution attribution_from(const In& o, const char* key) {
+Attribution attribution_from(JsonCursor& in) {
   Attribution a;
-  auto it = o.find(key);
-  if (it == o.end()) return a;
-  a.rank = it->value("rank", -1);
-  a.local_rank = it->value("local_rank", -1);
-  a.task = it->value("task", -1);
-  a.host = text_at(*it, "host");
+  in.object([&](std::string_view key) {
+    if (key == "rank") a.rank = in.int32();
+    else if (key == "local_rank") a.local_rank = in.int32();
+    else if (key == "task") a.task = in.int32();
+    else if (key == "host") a.host = text_from(in);
+    else in.skip();
+  });
   return a;
 }
 
-Diagnostic diagnostic_from(const In& j) {
+Diagnostic diagnostic_from(JsonCursor& in) {
   Diagnostic d;
-  d.severity = severity_from(j.at("severity").get<std::string>());
-  d.code = text_from(j.at("code"));
-  d.message = text_from(j.at("message"));
-  d.path = text_at(j, "path");
-  d.line = j.value("line", std::uint64_t{0});
-  d.hint = text_at(j, "hint");
-  d.count = j.value("count", std::uint64_t{1});
+  in.object([&](std::string_view key) {
+    if (key == "severity") d.severity = severity_from(in.string());
+    else if (key == "code") d.code = text_from(in);
+    else if (key == "message") d.message = text_from(in);
+    else if (key == "path") d.path = text_from(in);
+    else if (key == "line") d.line = in.uint64();
+    else if (key == "hint") d.hint = text_from(in);
+    else if (key == "count") d.count = in.uint64();
+    else in.skip();
+  });
   return d;
 }
 
-Traceback traceback_from(const In& j) {
+ExceptionBlock block_from(JsonCursor& in) {
+  ExceptionBlock x;
+  bool seen = false;
+  in.object([&](std::string_view key) {
+    if (key == "header_line") x.header_line = in.uint64();
+    else if (key == "exception_line") x.exception_line = in.uint64();
+    else if (key == "exception_offset") x.exception_offset = in.uint64();
+    else if (key == "exception") x.exception = text_from(in);
+    else if (key == "message_tail") x.message_tail = text_from(in);
+    else if (key == "frames")
+      in.array([&] {
+        Frame f;
+        std::size_t n = 0;
+        in.array([&] {
+          switch (n++) {
+            case 0: f.path = text_from(in); break;
+            case 1: f.line = in.int32(); break;
+            case 2: f.function = text_from(in); break;
+            case 3: f.source = text_from(in); break;
+            default: in.skip();
+          }
+        });
+        x.frames.push_back(std::move(f));
+      });
+    else if (key == "frames_truncated") x.frames_truncated = in.boolean();
+    else if (key == "frames_seen") { x.frames_seen = in.uint64(); seen = true; }
+    else if (key == "message_truncated") x.message_truncated = in.boolean();
+    else if (key == "embedded") x.embedded = in.boolean();
+    else in.skip();
+  });
+  if (!seen) x.frames_seen = x.frames.size();
+  return x;
+}
+
+Traceback traceback_from(JsonCursor& in) {
   Traceback t;
-  for (const In& b : j.at("blocks")) {
-    ExceptionBlock x;
-    x.header_line = b.at("header_line").get<std::uint64_t>();
-    x.exception_line = b.at("exception_line").get<std::uint64_t>();
-    x.exception_offset = b.at("exception_offset").get<std::uint64_t>();
-    x.exception = text_from(b.at("exception"));
-    x.message_tail = text_at(b, "message_tail");
-    for (const In& f : b.at("frames"))
-      x.frames.push_back(Frame{text_from(f.at(0)), f.at(1).get<int>(), text_from(f.at(2)), text_from(f.at(3))});
-    x.frames_truncated = b.value("frames_truncated", false);
-    x.frames_seen = b.value("frames_seen", x.frames.size());
-    x.message_truncated = b.value("message_truncated", false);
-    x.embedded = b.value("embedded", false);
-    t.blocks.push_back(std::move(x));
-  }
-  t.chain_kind = chain_from(j.value("chain", std::string()));
-  t.exception_group = j.value("exception_group", false);
-  t.incomplete = j.value("incomplete", false);
-  t.headerless = j.value("headerless", false);
-  t.first_line = j.at("first_line").get<std::uint64_t>();
-  t.last_line = j.at("last_line").get<std::uint64_t>();
-  t.first_offset = j.at("first_offset").get<std::uint64_t>();
+  in.object([&](std::string_view key) {
+    if (key == "blocks") in.array([&] { t.blocks.push_back(block_from(in)); });
+    else if (key == "chain") t.chain_kind = chain_from(in.string());
+    else if (key == "exception_group") t.exception_group = in.boolean();
+    else if (key == "incomplete") t.incomplete = in.boolean();
+    else if (key == "headerless") t.headerless = in.boolean();
+    else if (key == "first_line") t.first_line = in.uint64();
+    else if (key == "last_line") t.last_line = in.uint64();
+    else if (key == "first_offset") t.first_offset = in.uint64();
+    else in.skip();
+  });
   return t;
+}
+
+ChildFailure child_from(JsonCursor& in) {
+  ChildFailure c;
+  in.object([&](std::string_view key) {
+    if (key == "rank") c.rank = in.int32();
+    else if (key == "local_rank") c.local_rank = in.int32();
+    else if (key == "exitcode") c.exitcode = in.int32();
+    else if (key == "pid") c.pid = in.int32();
+    else if (key == "host") c.host = text_from(in);
+    else if (key == "root_cause_section") c.root_cause_section = in.boolean();
+    else if (key == "table_index") c.table_index = in.int32();
+    else in.skip();
+  });
+  return c;
 }
 
 struct RuleIndex {
@@ -323,87 +365,110 @@ struct RuleIndex {
   std::vector<std::string> unknown;  // ids this matcher lacks, once each
 };
 
-Event event_from(const In& j, FileId file, RuleIndex& rules) {
+Event event_from(JsonCursor& in, FileId file, RuleIndex& rules) {
   Event e;
-  e.kind = kind_from(j.at("kind").get<std::string>());
-  e.origin = Origin{file, j.at("line").get<std::uint64_t>(), j.at("offset").get<std::uint64_t>()};
-  e.last_line = j.value("last_line", e.origin.line);
-  e.decisive_block = j.value("decisive_block", -1);
-  e.time.us = j.value("time_us", std::int64_t{0});
-  e.time.source = time_source_from(j.value("time_source", std::string()));
-  e.time.year_inferred = j.value("year_inferred", false);
-  if (auto it = j.find("before_us"); it != j.end()) e.before_us = it->get<std::int64_t>();
-  if (auto it = j.find("civil"); it != j.end()) e.civil = civil_from(*it);
-  if (auto it = j.find("before_civil"); it != j.end()) e.before_civil = civil_from(*it);
-  e.who = attribution_from(j, "who");
-  e.text = text_from(j.at("text"));
-  if (auto it = j.find("rules"); it != j.end()) {
-    for (const In& id : *it) {
-      const std::string name = id.get<std::string>();
-      auto found = rules.by_id.find(name);
-      if (found != rules.by_id.end()) {
-        e.matches.push_back(RuleMatch{found->second});
-      } else if (std::find(rules.unknown.begin(), rules.unknown.end(), name) == rules.unknown.end()) {
-        rules.unknown.push_back(name);
-      }
-    }
-  }
-  if (auto it = j.find("matched_line"); it != j.end())
-    e.matched_line = std::make_shared<const std::string>(text_from(*it));
-  if (e.kind == EventKind::Traceback) e.traceback = traceback_from(j.at("traceback"));
-  if (e.kind == EventKind::ChildFailure) {
-    const In& c = j.at("child");
-    ChildFailure child;
-    child.rank = c.at("rank").get<int>();
-    child.local_rank = c.at("local_rank").get<int>();
-    child.exitcode = c.at("exitcode").get<int>();
-    child.pid = c.at("pid").get<int>();
-    child.host = text_from(c.at("host"));
-    child.root_cause_section = c.value("root_cause_section", false);
-    child.table_index = c.at("table_index").get<int>();
-    e.child = std::move(child);
-  }
+  e.origin.file = file;
+  bool last_seen = false;
+  in.object([&](std::string_view key) {
+    if (key == "kind") e.kind = kind_from(in.string());
+    else if (key == "line") e.origin.line = in.uint64();
+    else if (key == "offset") e.origin.offset = in.uint64();
+    else if (key == "last_line") { e.last_line = in.uint64(); last_seen = true; }
+    else if (key == "decisive_block") e.decisive_block = in.int32();
+    else if (key == "time_us") e.time.us = in.int64();
+    else if (key == "time_source") e.time.source = time_source_from(in.string());
+    else if (key == "year_inferred") e.time.year_inferred = in.boolean();
+    else if (key == "before_us") e.before_us = in.int64();
+    else if (key == "civil") e.civil = civil_from(in);
+    else if (key == "before_civil") e.before_civil = civil_from(in);
+    else if (key == "who") e.who = attribution_from(in);
+    else if (key == "text") e.text = text_from(in);
+    else if (key == "rules")
+      in.array([&] {
+        std::string name = in.string();
+        auto found = rules.by_id.find(name);
+        if (found != rules.by_id.end()) {
+          e.matches.push_back(RuleMatch{found->second});
+        } else if (std::find(rules.unknown.begin(), rules.unknown.end(), name) == rules.unknown.end()) {
+          rules.unknown.push_back(std::move(name));
+        }
+      });
+    else if (key == "matched_line") e.matched_line = std::make_shared<const std::string>(text_from(in));
+    else if (key == "traceback") e.traceback = traceback_from(in);
+    else if (key == "child") e.child = child_from(in);
+    else in.skip();
+  });
+  if (!last_seen) e.last_line = e.origin.line;
   return e;
 }
 
-FileResult file_from(const In& j, FileId id, RuleIndex& rules, std::vector<ContextLine>& context) {
+std::vector<ContextLine> context_from(JsonCursor& in) {
+  std::vector<ContextLine> context;
+  in.array([&] {
+    ContextLine c;
+    std::size_t n = 0;
+    in.array([&] {
+      switch (n++) {
+        case 0: c.line = in.uint64(); break;
+        case 1: c.text = text_from(in); break;
+        default: in.skip();
+      }
+    });
+    context.push_back(std::move(c));
+  });
+  return context;
+}
+
+FileResult file_from(JsonCursor& in, FileId id, RuleIndex& rules, std::vector<ContextLine>* context) {
   FileResult r;
   SourceFile& f = r.file;
   f.id = id;
-  f.display_path = text_from(j.at("path"));
-  f.path = text_from(j.at("read_as"));
-  f.size_bytes = j.at("size_bytes").get<std::uint64_t>();
-  f.mtime_us = j.at("mtime_us").get<std::int64_t>();
-  if (auto it = j.find("identity"); it != j.end()) {
-    f.sized = true;
-    f.device = it->at(0).get<std::uint64_t>();
-    f.inode = it->at(1).get<std::uint64_t>();
-  }
-  f.compression = compression_from(j.at("compression").get<std::string>());
-  f.hint = attribution_from(j, "hint");
-  f.is_stdout = j.value("is_stdout", false);
-  f.is_stdin = j.value("is_stdin", false);
-  r.bytes = j.at("bytes").get<std::uint64_t>();
-  r.lines = j.at("lines").get<std::uint64_t>();
-  r.stamped_lines = j.at("stamped_lines").get<std::uint64_t>();
-  r.first_full_year = j.value("first_full_year", 0);
-  r.first_full_month = j.value("first_full_month", 0);
-  if (auto it = j.find("first_stamp"); it != j.end()) r.first_stamp = civil_from(*it);
-  if (auto it = j.find("last_stamp"); it != j.end()) r.last_stamp = civil_from(*it);
-  if (auto it = j.find("first_stamp_us"); it != j.end()) r.first_stamp_us = it->get<std::int64_t>();
-  if (auto it = j.find("last_stamp_us"); it != j.end()) r.last_stamp_us = it->get<std::int64_t>();
-  if (auto it = j.find("named_ranks"); it != j.end()) r.named_ranks = it->get<std::vector<int>>();
-  r.binary = j.value("binary", false);
-  r.own_report = j.value("own_report", false);
-  r.unopened = j.value("unopened", false);
-  const In& events = j.at("events");
-  r.events.reserve(events.size());
-  for (const In& e : events) r.events.push_back(event_from(e, id, rules));
-  for (const In& fact : j.at("facts"))
-    r.facts.push_back(Fact{text_from(fact.at(0)), text_from(fact.at(1)),
-                           fact.at(2).get<std::uint64_t>(), fact.size() > 3 ? fact.at(3).get<int>() : -1});
-  for (const In& d : j.at("diagnostics")) r.diagnostics.push_back(diagnostic_from(d));
-  for (const In& c : j.at("context")) context.push_back(ContextLine{c.at(0).get<std::uint64_t>(), text_from(c.at(1))});
+  in.object([&](std::string_view key) {
+    if (key == "path") f.display_path = text_from(in);
+    else if (key == "read_as") f.path = text_from(in);
+    else if (key == "size_bytes") f.size_bytes = in.uint64();
+    else if (key == "mtime_us") f.mtime_us = in.int64();
+    else if (key == "identity") {
+      std::size_t n = 0;
+      in.array([&] { (n++ == 0 ? f.device : f.inode) = in.uint64(); });
+      f.sized = true;
+    } else if (key == "compression") f.compression = compression_from(in.string());
+    else if (key == "hint") f.hint = attribution_from(in);
+    else if (key == "is_stdout") f.is_stdout = in.boolean();
+    else if (key == "is_stdin") f.is_stdin = in.boolean();
+    else if (key == "bytes") r.bytes = in.uint64();
+    else if (key == "lines") r.lines = in.uint64();
+    else if (key == "stamped_lines") r.stamped_lines = in.uint64();
+    else if (key == "first_full_year") r.first_full_year = in.int32();
+    else if (key == "first_full_month") r.first_full_month = in.int32();
+    else if (key == "first_stamp") r.first_stamp = civil_from(in);
+    else if (key == "last_stamp") r.last_stamp = civil_from(in);
+    else if (key == "first_stamp_us") r.first_stamp_us = in.int64();
+    else if (key == "last_stamp_us") r.last_stamp_us = in.int64();
+    else if (key == "named_ranks") in.array([&] { r.named_ranks.push_back(in.int32()); });
+    else if (key == "binary") r.binary = in.boolean();
+    else if (key == "own_report") r.own_report = in.boolean();
+    else if (key == "unopened") r.unopened = in.boolean();
+    else if (key == "events") in.array([&] { r.events.push_back(event_from(in, id, rules)); });
+    else if (key == "facts")
+      in.array([&] {
+        Fact fact;
+        std::size_t n = 0;
+        in.array([&] {
+          switch (n++) {
+            case 0: fact.key = text_from(in); break;
+            case 1: fact.value = text_from(in); break;
+            case 2: fact.line = in.uint64(); break;
+            case 3: fact.rank = in.int32(); break;
+            default: in.skip();
+          }
+        });
+        r.facts.push_back(std::move(fact));
+      });
+    else if (key == "diagnostics") in.array([&] { r.diagnostics.push_back(diagnostic_from(in)); });
+    else if (key == "context" && context != nullptr) *context = context_from(in);
+    else in.skip();
+  });
   return r;
 }
 
@@ -453,49 +518,99 @@ std::string partial_to_json(const PartialReport& p, const RuleMatcher* matcher) 
   return o.dump(-1, ' ', false, Out::error_handler_t::replace) + "\n";
 }
 
-PartialParse partial_from_json(std::string_view text, const RuleMatcher& matcher, const std::string& name) {
+PartialParse partial_from_json(std::string_view text, const RuleMatcher& matcher, const std::string& name,
+                               bool with_context) {
   PartialParse out;
+  // Thrown when the first keys say this is no partial report of a version we read.
+  struct Refused {
+    std::string why;
+  };
   try {
-    const In j = In::parse(text);
-    if (!j.is_object() || j.value("format", std::string()) != kPartialFormat) {
-      out.error = name + " is not a megatriage partial report (no \"format\": \"" + kPartialFormat + "\")";
-      return out;
-    }
-    const In& version = j.at("version");
-    if (!version.is_number_integer() || version.get<int>() != kPartialVersion) {
-      out.error = name + " is a partial report of version " + version.dump() + "; this megatriage (" +
-                  megatriage_version() + ") reads version " + std::to_string(kPartialVersion) +
-                  ": write it again with this version";
-      return out;
-    }
+    JsonCursor in(text);
+    if (in.peek() != '{') throw Refused{name + " is not a megatriage partial report (no JSON object)"};
     PartialReport p;
-    p.megatriage_version = j.value("megatriage_version", std::string());
-    const In& job = j.at("job");
-    p.job_id = job.value("id", std::string());
-    p.cluster = job.value("cluster", std::string());
-    p.host = j.at("host").get<std::string>();
-    p.nodes = j.at("nodes").get<std::vector<std::string>>();
-    p.rules_fingerprint = j.value("rules_fingerprint", std::string());
-    p.context_lines = j.value("context_lines", std::size_t{0});
-    p.problem = j.value("problem", std::string());
-    for (const In& d : j.at("diagnostics")) p.diagnostics.push_back(diagnostic_from(d));
     RuleIndex rules;
     for (std::size_t i = 0; i < matcher.rules().size(); ++i) rules.by_id.emplace(matcher.rules()[i].id, static_cast<int>(i));
-    const In& files = j.at("files");
-    p.files.reserve(files.size());
-    p.context.resize(files.size());
-    for (std::size_t i = 0; i < files.size(); ++i)
-      p.files.push_back(file_from(files[i], static_cast<FileId>(i), rules, p.context[i]));
+    bool format = false, version = false;
+    const std::string not_ours = name + " is not a megatriage partial report (no \"format\": \"" + kPartialFormat + "\" first)";
+    in.object([&](std::string_view key) {
+      // The writer puts format and version first: nothing else is read before they are known.
+      if (key == "format") {
+        if (in.peek() != '"' || in.string() != kPartialFormat) throw Refused{not_ours};
+        format = true;
+        return;
+      }
+      if (!format) throw Refused{not_ours};
+      if (key == "version") {
+        const bool number = in.peek() == '-' || (in.peek() >= '0' && in.peek() <= '9');
+        const std::int64_t v = number ? in.int64() : -1;
+        if (!number) in.skip();
+        if (v != kPartialVersion)
+          throw Refused{name + " is a partial report of version " + (number ? std::to_string(v) : "?") +
+                        "; this megatriage (" + megatriage_version() + ") reads version " +
+                        std::to_string(kPartialVersion) + ": write it again with this version"};
+        version = true;
+        return;
+      }
+      if (!version) throw Refused{name + " is a partial report without a version"};
+      if (key == "megatriage_version") p.megatriage_version = in.string();
+      else if (key == "job")
+        in.object([&](std::string_view k) {
+          if (k == "id") p.job_id = in.string();
+          else if (k == "cluster") p.cluster = in.string();
+          else in.skip();
+        });
+      else if (key == "host") p.host = in.string();
+      else if (key == "nodes") in.array([&] { p.nodes.push_back(in.string()); });
+      else if (key == "rules_fingerprint") p.rules_fingerprint = in.string();
+      else if (key == "context_lines") p.context_lines = in.uint64();
+      else if (key == "problem") p.problem = in.string();
+      else if (key == "diagnostics") in.array([&] { p.diagnostics.push_back(diagnostic_from(in)); });
+      else if (key == "files")
+        in.array([&] {
+          p.context.emplace_back();
+          p.files.push_back(file_from(in, static_cast<FileId>(p.files.size()), rules,
+                                      with_context ? &p.context.back() : nullptr));
+        });
+      else in.skip();
+    });
+    if (!in.at_end()) throw std::runtime_error("text after the report");
+    if (!format) throw Refused{not_ours};
+    if (!version) throw Refused{name + " is a partial report without a version"};
     for (const std::string& id : rules.unknown)
       out.diagnostics.push_back({Severity::Warning, "merge.unknown-rule",
                                  name + " names rule '" + id + "', which these rules do not have: its matches are left out",
                                  "", 0, "merge with the rules the partial report was written with (--rules)", 1});
     out.partial = std::move(p);
+  } catch (const Refused& r) {
+    out.partial.reset();
+    out.error = r.why;
   } catch (const std::exception& e) {
     out.partial.reset();
     out.error = name + " cannot be read as a partial report: " + e.what();
   }
   return out;
+}
+
+std::optional<std::vector<ContextLine>> partial_context_from_json(std::string_view text, std::size_t index) {
+  try {
+    JsonCursor in(text);
+    std::optional<std::vector<ContextLine>> found;
+    in.object([&](std::string_view key) {
+      if (key != "files") return in.skip();
+      std::size_t i = 0;
+      in.array([&] {
+        if (i++ != index) return in.skip();
+        in.object([&](std::string_view k) {
+          if (k == "context") found = context_from(in);
+          else in.skip();
+        });
+      });
+    });
+    return found;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace megatriage

@@ -56,6 +56,12 @@ struct PartialParse {
 /// Reads a partial report written by partial_to_json. Rule ids are looked up in `matcher`; one
 /// it lacks is left out of the event's matches, with a `merge.unknown-rule` diagnostic.
 /// `name` is the file's name, for the messages. Never throws.
-PartialParse partial_from_json(std::string_view text, const RuleMatcher& matcher, const std::string& name);
+/// `with_context` false: the files' context lines are skipped (a merge needs those of one file,
+/// the root's, and reads them later with partial_context_from_json; they are ~40 % of a report).
+PartialParse partial_from_json(std::string_view text, const RuleMatcher& matcher, const std::string& name,
+                               bool with_context = true);
+
+/// The context lines of file `index` of a partial report; nullopt when it cannot be read.
+std::optional<std::vector<ContextLine>> partial_context_from_json(std::string_view text, std::size_t index);
 
 }  // namespace megatriage

@@ -283,13 +283,12 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   add_script_findings(report, scripts, matcher.tables(), run_diags);
   if (report.root_cause && root_file) {
     // A file read on another node (`merge`): the lines its partial report kept around it.
-    const auto kept = options.kept_context ? options.kept_context->find(root_file->display_path)
-                                           : KeptContext::const_iterator();
+    std::optional<std::vector<ContextLine>> kept;
+    if (options.kept_context) kept = options.kept_context(root_file->display_path);
     report.root_cause->context =
-        options.kept_context && kept != options.kept_context->end()
-            ? kept_context_lines(kept->second, report.root_cause->line, options.context_lines)
-            : read_context_lines(*root_file, report.root_cause->line, root_offset, options.context_lines,
-                                 options.analyze.read, options.analyze.split);
+        kept ? kept_context_lines(*kept, report.root_cause->line, options.context_lines)
+             : read_context_lines(*root_file, report.root_cause->line, root_offset, options.context_lines,
+                                  options.analyze.read, options.analyze.split);
   }
   report.diagnostics = run_diags.take();
   report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());

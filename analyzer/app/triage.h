@@ -5,7 +5,8 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "app/job_selection.h"
@@ -16,8 +17,9 @@
 
 namespace megatriage {
 
-/// Raw lines kept around a file's possible roots, by display path (app/partial_report.h).
-using KeptContext = std::unordered_map<std::string, std::vector<ContextLine>>;
+/// `merge`: the raw lines a partial report kept around the possible roots of the file of this
+/// display path (app/partial_report.h); nullopt for a file this process read itself.
+using KeptContext = std::function<std::optional<std::vector<ContextLine>>(const std::string& display_path)>;
 
 struct TriageOptions {
   std::vector<std::string> paths{"logs"};
@@ -35,7 +37,7 @@ struct TriageOptions {
   JobRequest job;                        // several jobs in the logs: which to report on (--job, --all-jobs)
   bool rank_timeline = false;            // fill Report::rank_timeline (--format html draws it)
   std::string display_prefix;            // `partial --host`: put before every display path ("node012:")
-  const KeptContext* kept_context = nullptr;  // `merge`: context lines of files read elsewhere
+  KeptContext kept_context;              // `merge`: context lines of files read elsewhere
   AnalyzeOptions analyze;
 };
 
