@@ -327,7 +327,7 @@ MergeOutcome run_merge(const MergeOptions& options) {
       merge_diags.add(Severity::Warning, "merge.rules-differ",
                       names[i] + " was written with other rules (megatriage " + parse.partial->megatriage_version +
                           "): its lines were matched by those",
-                      "", 0, "write and merge partial reports with the same megatriage and --rules");
+                      names[i], 0, "write and merge partial reports with the same megatriage and --rules");
     partials.push_back({names[i], std::move(*parse.partial)});
   }
   parsed.clear();
@@ -365,7 +365,7 @@ MergeOutcome run_merge(const MergeOptions& options) {
     PartialReport& p = r.partial;
     if (!p.problem.empty())
       merge_diags.add(Severity::Warning, "merge.node-problem",
-                      (p.host.empty() ? r.name : "node " + p.host) + ": " + p.problem, "", 0,
+                      (p.host.empty() ? r.name : "node " + p.host) + ": " + p.problem, r.name, 0,
                       "its logs are missing from this report");
     for (Diagnostic& d : p.diagnostics) walked.push_back(std::move(d));
     for (std::size_t i = 0; i < p.files.size(); ++i) {
@@ -413,12 +413,21 @@ MergeOutcome run_merge(const MergeOptions& options) {
   }
   for (const std::string& list : options.nodes)
     for (const std::string& n : hostlist_expand(list)) expected.push_back(n);
+  // One diagnostic for all of them (the sink folds a code's repeats), naming them.
   std::set<std::string> named_once;
-  for (const std::string& node : expected) {
-    if (present.count(node) || !named_once.insert(node).second) continue;
+  std::vector<std::string> missing;
+  for (const std::string& node : expected)
+    if (!present.count(node) && named_once.insert(node).second) missing.push_back(node);
+  if (!missing.empty()) {
+    constexpr std::size_t kNamed = 32;
+    std::string names;
+    for (std::size_t i = 0; i < missing.size() && i < kNamed; ++i) names += (i ? ", " : "") + missing[i];
+    if (missing.size() > kNamed) names += " and " + std::to_string(missing.size() - kNamed) + " more";
     merge_diags.add(Severity::Warning, "merge.missing-node",
-                    "no partial report from node " + node + ": the logs only it could read are not in this report",
-                    "", 0, "look at its epilog's output (slurmd log), or run megatriage partial there by hand");
+                    "no partial report from " +
+                        (missing.size() == 1 ? "node " : std::to_string(missing.size()) + " nodes: ") + names +
+                        ": the logs only they could read are not in this report",
+                    "", 0, "look at their epilog's output (slurmd log), or run megatriage partial there by hand");
   }
   for (Diagnostic& d : merge_diags.take()) analyzed.run_diags.add(std::move(d));
   if (analyzed.results.empty() && partials.empty() && !analyzed.usage_error) {

@@ -580,7 +580,7 @@ PartialParse partial_from_json(std::string_view text, const RuleMatcher& matcher
     for (const std::string& id : rules.unknown)
       out.diagnostics.push_back({Severity::Warning, "merge.unknown-rule",
                                  name + " names rule '" + id + "', which these rules do not have: its matches are left out",
-                                 "", 0, "merge with the rules the partial report was written with (--rules)", 1});
+                                 name, 0, "merge with the rules the partial report was written with (--rules)", 1});
     out.partial = std::move(p);
   } catch (const Refused& r) {
     out.partial.reset();

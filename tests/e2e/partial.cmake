@@ -13,3 +13,6 @@ add_test(NAME e2e.partial-1024-ranks
          COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/partial_generated_test.sh $<TARGET_FILE:megatriage>
                  ${CMAKE_SOURCE_DIR} $<TARGET_FILE:megatriage_bench_gen>)
 set_tests_properties(e2e.partial-1024-ranks PROPERTIES TIMEOUT 600)
+add_test(NAME e2e.partial-cli
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/partial_cli_test.sh $<TARGET_FILE:megatriage>
+                 ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})
