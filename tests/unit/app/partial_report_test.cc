@@ -9,6 +9,7 @@
 #include <string>
 
 #include "extract/extract.h"
+#include "input/own_report.h"
 #include "input/reader.h"
 #include "support/repo_rules.h"
 #include "support/result_signature.h"
@@ -92,6 +93,8 @@ TEST_SUITE("partial_report") {
     CHECK(p.host == "node7");
     CHECK(p.nodes == std::vector<std::string>{"node7", "node8"});
     CHECK(p.job_id == "25");
+    // A partial report left among logs is one of our reports, not a log to read.
+    CHECK(own_report_kind(json) == OwnReportKind::Json);
   }
 
   TEST_CASE("partial_report: other formats, other versions and damage are refused with a reason") {
