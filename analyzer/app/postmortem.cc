@@ -562,8 +562,7 @@ std::optional<Report> triage_job(const PostmortemOptions& options, const std::ve
   } else {
     // No triage, so no matcher: the tables alone. Problems with the rules are left out of this
     // report, as they were before the words moved to rules/ (a missing entry still says so).
-    std::vector<std::string> dirs = {default_rules_dir()};
-    dirs.insert(dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
+    const std::vector<std::string> dirs = rules_search_path(options.rules_dirs);
     DiagnosticSink loading;
     KnowledgeTables tables;
     const std::size_t rule_count = load_rules(dirs, loading, 1, topts.cache, &tables).size();

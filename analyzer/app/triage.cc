@@ -200,8 +200,7 @@ std::string ordering_summary(const std::vector<FileResult>& results) {
 
 LoadedRules load_matcher(const TriageOptions& options, DiagnosticSink& diags) {
   LoadedRules loaded;
-  loaded.dirs = {default_rules_dir()};
-  loaded.dirs.insert(loaded.dirs.end(), options.rules_dirs.begin(), options.rules_dirs.end());
+  loaded.dirs = rules_search_path(options.rules_dirs);
   const unsigned threads = job_count(options);
   KnowledgeTables tables;
   loaded.matcher =

@@ -14,6 +14,7 @@ Subcommands (each has --help):
   megatriage partial PATH... -o F   one node's logs to a partial report (logs on many nodes)
   megatriage merge FILE|DIR...      the job's report from its nodes' partial reports
   megatriage rules check            validate rule files and run every rule's samples
+  megatriage rules list             every rule in use and the file it came from
 A folder named like a subcommand is triaged when written as a path: megatriage ./rules
 )";
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "app/rules_lookup.h"
 #include "base/diagnostics.h"
 #include "base/exit_codes.h"
 #include "base/run_cache.h"
@@ -57,8 +58,7 @@ int lint_command(int argc, char** argv) {
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
   // The findings' words are data (rules/lint.json): load the rules as triage does, so a
   // --rules directory can reword a finding. A rules problem is shown and does not stop lint.
-  std::vector<std::string> all{default_rules_dir()};
-  all.insert(all.end(), dirs.begin(), dirs.end());
+  const std::vector<std::string> all = rules_search_path(dirs);
   DiagnosticSink rules_diags;
   KnowledgeTables tables;
   load_rules(all, rules_diags, 1, &RunCache::from_environment(), &tables);  // as triage: checked files skip their samples

@@ -12,9 +12,11 @@
 #include <fstream>
 #include <iostream>
 
+#include "app/rules_lookup.h"
 #include "app/triage.h"
 #include "base/exit_codes.h"
 #include "base/run_cache.h"
+#include "base/version.h"
 #include "cli/commands.h"
 #include "cli/shared_flags.h"
 #include "render/render.h"
@@ -33,9 +35,14 @@ Examples:
   zcat job.err.gz | megatriage -        read standard input
   megatriage --rules ./site-rules logs/ add or override rules
   megatriage rules check [--rules DIR]  validate rule files and their samples
+  megatriage rules list                 every rule in use and the file it came from
   megatriage lint job.sbatch            check a batch script against the runbook's launch rules
   megatriage watch --job 1234 --cancel logs/   report (and cancel) as soon as the cause is known
   megatriage --script job.sbatch logs/  triage, with the script's findings among the checks
+
+Environment: MEGATRIAGE_RULES_PATH, MEGATRIAGE_RULES_DIR, XDG_CONFIG_HOME (rules, above);
+MEGATRIAGE_CACHE_DIR (the cache of checked rule files; off: none); NO_COLOR; COLUMNS.
+Manual: man megatriage
 
 Exit codes: 0 no failure found, 1 failure found and reported, 2 usage error, nothing readable
 (only binary or empty files) or no rules loaded, 3 internal error (a bug: please report it).
@@ -59,7 +66,7 @@ int triage_command(int argc, char** argv) {
   CLI::App app{"megatriage: why did this Megatron-LM / SLURM job die? Reads every rank's logs and "
                "reports the root cause, the symptoms it explains and what to check.",
                "megatriage"};
-  app.footer(std::string(kSubcommandsHelp) + kExamples);
+  app.footer(std::string(kSubcommandsHelp) + kRulesSearchPathHelp + kExamples);
   TriageOptions options;
   options.paths.clear();
   options.cache = &RunCache::from_environment();
@@ -110,7 +117,9 @@ int triage_command(int argc, char** argv) {
       ->group("");
   AnalyzeOptions& limits = options.analyze;
   add_limit_flags(app, limits);
-  app.set_version_flag("--version", std::string("megatriage ") + MEGATRIAGE_VERSION);
+  std::string version = version_details();
+  version.pop_back();  // CLI11 ends the line itself
+  app.set_version_flag("--version", version);
   if (auto rc = parse_flags(app, argc, argv)) return *rc;
   if (options.paths.empty()) options.paths.push_back("logs");
   if (all_jobs) options.job.pick = JobPick::All;

@@ -195,6 +195,13 @@ class FileAnalyzer : public LineSink {
   // search saw an `HH:MM:SS` (every stamp parse_timestamp() reads has one) or cannot tell.
   // The extractors run here, not in a helper: this is the one call per examined line (private:
   // only the searcher calls it, through LineSink).
+  // The searcher's shortcut for a line whose only triggers are stamps: what on_line() does with
+  // such a line while the file is quiet (below), without the hit it would build.
+  bool on_stamp_line(const LineView& line, std::uint32_t stamp_at, std::uint8_t may_hold) override {
+    if (open_structures_ != 0 || !adoptions_.empty() || (may_hold & kWatchEscape) != 0) return false;
+    return on_routed_stamp(line, stamp_at);
+  }
+
   void on_line(const LineView& line, const LineHit& hit) override {
     // A stamped line without an anchor, while nothing in the file is open, matters only for its
     // time and its rules. With no needle, or when an earlier copy of it (up to the stamp) matched

@@ -1346,9 +1346,9 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
 
 std::vector<std::string> builtin_rules_dir_candidates() {
   // Order: the environment; the rules installed beside this binary (`<prefix>/bin/megatriage`
-  // reads `<prefix>/share/megatriage/rules`, wherever the prefix was moved); the checkout's rules/
-  // only for a binary inside its own build tree, so an installed binary never reads a checkout
-  // that happens to still exist; then the configured install prefix.
+  // reads `<prefix>/share/megatriage/rules`, wherever the prefix was moved or mounted); the
+  // checkout's rules/ through the link CMake makes beside a binary in its build tree (no
+  // installed binary has one, and no checkout path is compiled in); then the configured prefix.
   namespace fs = std::filesystem;
   if (const char* env = std::getenv("MEGATRIAGE_RULES_DIR"); env && *env) return {env};
   std::error_code ec;
@@ -1356,17 +1356,10 @@ std::vector<std::string> builtin_rules_dir_candidates() {
   if (ec) return {"../share/megatriage/rules"};
   std::vector<std::string> places{
       (exe.parent_path() / ".." / "share" / "megatriage" / "rules").lexically_normal().string()};
-#if defined(MEGATRIAGE_SOURCE_RULES_DIR) && defined(MEGATRIAGE_BUILD_DIR)
-  {
-    const fs::path build = fs::weakly_canonical(MEGATRIAGE_BUILD_DIR, ec);
-    if (!ec) {
-      // A path is inside the build tree when the tree is a prefix of it, component by component.
-      const fs::path rel = exe.lexically_relative(build);
-      const bool in_build_tree = !rel.empty() && *rel.begin() != "..";
-      if (in_build_tree) places.emplace_back(MEGATRIAGE_SOURCE_RULES_DIR);
-    }
+  if (const fs::path link = exe.parent_path() / "megatriage-checkout-rules"; fs::is_symlink(link, ec)) {
+    const fs::path target = fs::canonical(link, ec);  // messages name the checkout's rules/
+    places.push_back(ec ? link.string() : target.string());
   }
-#endif
 #ifdef MEGATRIAGE_INSTALL_RULES_DIR
   if (std::find(places.begin(), places.end(), MEGATRIAGE_INSTALL_RULES_DIR) == places.end())
     places.emplace_back(MEGATRIAGE_INSTALL_RULES_DIR);

@@ -96,7 +96,8 @@ std::string default_rules_dir();
 
 /// Every place the built-in rules are looked for, in order: $MEGATRIAGE_RULES_DIR alone when it
 /// is set; else `<exe dir>/../share/megatriage/rules`, the checkout's rules/ (only for a binary
-/// inside its own build tree), the configured install prefix's.
+/// inside its own build tree, through the `megatriage-checkout-rules` link CMake makes beside
+/// it), the configured install prefix's.
 std::vector<std::string> builtin_rules_dir_candidates();
 
 }  // namespace megatriage

@@ -84,8 +84,10 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
   std::uint64_t hits_base = hits_base_, scanned_end = scanned_end_;
   for (;;) {
     // Nothing open: jump over the lines before the next hit (or the end of the searched text).
-    if (!sink.wants_every_line() && scanned_end > 0)
+    if (!sink.wants_every_line() && scanned_end > 0) {
       splitter_.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end);
+      offer_stamp_lines(sink, hits, next_hit, hits_base, scanned_end, uncertain);
+    }
     if (!splitter_.next_raw(raw)) break;
     // A cut line or one with NULs is always examined in full (its text changes in cleaning),
     // and its rules look for their needles themselves.
@@ -153,6 +155,38 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
   next_hit_ = next_hit;
   hits_base_ = hits_base;
   scanned_end_ = scanned_end;
+}
+
+// The stamp-only lines ahead, offered to the sink straight from the buffer: in a stamped log
+// they are most lines, and the general path above (a raw line, its hits gathered into a
+// LineHit, clean(), on_line()) cost several times what the sink does with them. Stops at the
+// first line that is anything else, or that the sink declines; the general path goes on there.
+void LineSearcher::offer_stamp_lines(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits,
+                                     std::size_t& next_hit, std::uint64_t hits_base, std::uint64_t scanned_end,
+                                     std::uint8_t may_hold) {
+  LineView line;
+  while (!sink.wants_every_line() && splitter_.peek_plain_line(line)) {
+    const std::uint64_t line_end = line.offset + line.text.size();
+    if (line_end >= scanned_end) return;  // its hits are not known yet
+    std::size_t h = next_hit;
+    while (h < hits.size() && hits_base + hits[h].end < line.offset) ++h;
+    if (h == hits.size() || hits_base + hits[h].end >= line_end) {
+      // No trigger here: jump to the next line with one, as the general path does.
+      const std::uint64_t lines = splitter_.lines_read();
+      splitter_.skip_lines_before(h < hits.size() ? hits_base + hits[h].end : scanned_end);
+      if (splitter_.lines_read() == lines) return;
+      next_hit = h;
+      continue;
+    }
+    std::size_t k = h;
+    for (; k < hits.size() && hits_base + hits[k].end < line_end; ++k)
+      if (hits[k].literal != TriggerScanner::kStamp || hits[k].needle) return;
+    // A stamp hit ends at the last digit of its `HH:MM:SS`.
+    const auto stamp_at = static_cast<std::uint32_t>(hits_base + hits[h].end - 7 - line.offset);
+    if (!sink.on_stamp_line(line, stamp_at, may_hold)) return;
+    splitter_.take_peeked(line);
+    next_hit = k;
+  }
 }
 
 }  // namespace megatriage

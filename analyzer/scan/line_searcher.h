@@ -49,6 +49,16 @@ class LineSink {
   virtual ~LineSink() = default;
   /// `line` is valid during the call only.
   virtual void on_line(const LineView& line, const LineHit& hit) = 0;
+  /// A line whose only triggers are time-of-day stamps, the first at `stamp_at` (no cut, NUL
+  /// or '\r' in it), offered before any LineHit is built: most lines of a stamped log. True:
+  /// the sink took it, as on_line() would have with that hit (`may_hold` as there). False: it
+  /// is shown to on_line() as usual. The default takes none.
+  virtual bool on_stamp_line(const LineView& line, std::uint32_t stamp_at, std::uint8_t may_hold) {
+    (void)line;
+    (void)stamp_at;
+    (void)may_hold;
+    return false;
+  }
   /// Read by the searcher before each line; not virtual, so skipping costs no call.
   bool wants_every_line() const { return open_structures_ > 0; }
 
@@ -115,6 +125,8 @@ class LineSearcher {
 
  private:
   void search_triggered(LineSink& sink, const TriggerScanner& triggers);
+  void offer_stamp_lines(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits, std::size_t& next_hit,
+                         std::uint64_t hits_base, std::uint64_t scanned_end, std::uint8_t may_hold);
   void search_every_line(LineSink& sink);
 
   LineSplitter splitter_;

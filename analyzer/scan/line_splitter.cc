@@ -238,6 +238,22 @@ void LineSplitter::skip_lines_before(std::uint64_t target) {
   if (next_cr_ < begin_) find_next_cr(begin_);
 }
 
+bool LineSplitter::peek_plain_line(LineView& line) const {
+  if (skipping_ || begin_ >= end_) return false;
+  const char* start = buffer_.get() + begin_;
+  const std::size_t pending = end_ - begin_;
+  const auto* nl = static_cast<const char*>(std::memchr(start, '\n', std::min(pending, options_.max_line_bytes + 1)));
+  if (nl == nullptr) return false;
+  const auto length = static_cast<std::size_t>(nl - start);
+  // next_nul_ and next_cr_ are at or after begin_: the line holds neither when both lie beyond it.
+  if (length > options_.max_line_bytes || next_nul_ < begin_ + length || next_cr_ < begin_ + length) return false;
+  line.text = std::string_view(start, length);
+  line.number = line_number_ + 1;
+  line.offset = consumed_offset_ + begin_;
+  line.cut = false;
+  return true;
+}
+
 bool LineSplitter::next_raw(RawLine& line) {
   const std::size_t max_line = options_.max_line_bytes;
   for (;;) {

@@ -59,6 +59,15 @@ class LineSplitter {
   /// What next() makes of a raw line (CR frames, NULs, reports). Mutates the buffer in place;
   /// call it once per line.
   LineView clean(const RawLine& line);
+  /// The next line, not consumed, when it lies whole in the buffer and next() would return it
+  /// as it is: ended by '\n', within the length limit, with no NUL or '\r'. False otherwise
+  /// (next_raw() then takes it). `line.number` is the number it will have.
+  bool peek_plain_line(LineView& line) const;
+  /// Consumes the line peek_plain_line() just returned.
+  void take_peeked(const LineView& line) {
+    begin_ += line.text.size() + 1;
+    line_number_ = line.number;
+  }
   /// The buffered bytes from the start of the line last returned to the end of the last complete
   /// line after it (or the end of input), and the stream offset of its first byte. Lets a caller
   /// search many lines at once. Empty after a cut line.

@@ -41,8 +41,6 @@ add_test(NAME e2e.postmortem-fallback COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e
 add_test(NAME e2e.bad-input COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input_test.sh
                                     $<TARGET_FILE:megatriage> ${CMAKE_SOURCE_DIR}/fixtures
                                     $<TARGET_FILE:megatriage_label_check> ${JSON_GET})
-add_test(NAME e2e.install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/install_test.sh ${CMAKE_BINARY_DIR}
-                                  ${CMAKE_SOURCE_DIR} ${JSON_GET})
 # The checks of every fixture's report: unique ids, host-memory checks for a host OOM, shapes
 # for a plain PyTorch shape error, a site's checks without a rebuild.
 add_test(NAME e2e.checks COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/checks_test.sh $<TARGET_FILE:megatriage>

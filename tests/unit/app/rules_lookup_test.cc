@@ -55,9 +55,60 @@ struct RulesDirEnv {
   }
 };
 
+// Sets an environment variable for one scope (unset when `value` is null), then puts back what
+// was there.
+struct ScopedEnv {
+  std::string name, saved;
+  bool was_set;
+  ScopedEnv(const char* var, const char* value) : name(var) {
+    const char* old = std::getenv(var);
+    was_set = old != nullptr;
+    if (was_set) saved = old;
+    if (value) ::setenv(var, value, 1);
+    else ::unsetenv(var);
+  }
+  ~ScopedEnv() {
+    if (was_set) ::setenv(name.c_str(), saved.c_str(), 1);
+    else ::unsetenv(name.c_str());
+  }
+};
+
 }  // namespace
 
 TEST_SUITE("rules_lookup") {
+TEST_CASE("rules_lookup: the search path is built-in, site ($MEGATRIAGE_RULES_PATH), user, --rules") {
+  TempDir site_a("site-a"), site_b("site-b"), empty("site-empty"), config("config");
+  std::ofstream(site_a.path / "a.json") << "{}";
+  std::ofstream(site_b.path / "b.json") << "{}";
+  std::ofstream(empty.path / "notes.txt") << "no rule file here";
+  std::filesystem::create_directories(config.path / "megatriage/rules");
+  std::ofstream(config.path / "megatriage/rules/mine.json") << "{}";
+  const std::string path = site_a.path.string() + ":/nonexistent/megatriage-site::" + empty.path.string() + ":" +
+                           site_b.path.string();
+  ScopedEnv rules_path("MEGATRIAGE_RULES_PATH", path.c_str());
+  ScopedEnv xdg("XDG_CONFIG_HOME", config.path.c_str());
+  const std::vector<std::string> dirs = rules_search_path({"/flag/one", "/flag/two"});
+  // /etc/megatriage/rules.d comes between the built-in rules and the environment's when a
+  // machine has one; this test does not write /etc.
+  std::vector<std::string> want{default_rules_dir()};
+  if (dirs.size() > 1 && dirs[1] == "/etc/megatriage/rules.d") want.push_back(dirs[1]);
+  want.insert(want.end(), {site_a.path.string(), site_b.path.string(),
+                           (config.path / "megatriage/rules").string(), "/flag/one", "/flag/two"});
+  CHECK(dirs == want);
+}
+
+TEST_CASE("rules_lookup: without XDG_CONFIG_HOME the user's rules are under $HOME/.config") {
+  TempDir home("home");
+  std::filesystem::create_directories(home.path / ".config/megatriage/rules");
+  std::ofstream(home.path / ".config/megatriage/rules/mine.json") << "{}";
+  ScopedEnv rules_path("MEGATRIAGE_RULES_PATH", nullptr);
+  ScopedEnv xdg("XDG_CONFIG_HOME", "relative/is/ignored");
+  ScopedEnv home_env("HOME", home.path.c_str());
+  const std::vector<std::string> dirs = rules_search_path({});
+  REQUIRE(!dirs.empty());
+  CHECK(dirs.back() == (home.path / ".config/megatriage/rules").string());
+}
+
 TEST_CASE("rules_lookup: the repository's rules are usable") {
   CHECK(judge({default_rules_dir()}).empty());
 }

@@ -31,7 +31,8 @@ TEST_SUITE("job_ids") {
         {"slurm-25", "25"},
     };
     for (const auto& [path, want] : cases) {
-      CAPTURE(path);
+      const auto& shown = path;  // CAPTURE's lambda cannot name a structured binding in clang 14
+      CAPTURE(shown);
       CHECK(id_of(path) == want);
     }
   }

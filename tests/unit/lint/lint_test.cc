@@ -67,7 +67,7 @@ srun --ntasks=${NNODES} --ntasks-per-node=1 bash -c '
 '
 )";
 // Line numbers in kTemplate.
-constexpr std::uint64_t kCdLine = 13, kMasterAddrLine = 15, kGpusVarLine = 18, kSrunLine = 24,
+constexpr std::uint64_t kCdLine = 13, kMasterAddrLine = 15, kGpusVarLine = 18,
                         kLauncherLine = 27;
 
 // `from` must occur in the template; the test fails loudly otherwise.

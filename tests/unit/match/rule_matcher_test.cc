@@ -430,7 +430,8 @@ TEST_CASE("rule_matcher: lines decided by a leading literal, and texts met in tu
   };
   for (int round = 0; round < 2; ++round) {  // the second round meets remembered texts
     for (const auto& [text, want] : lines) {
-      CAPTURE(text);
+      const auto& shown = text;  // CAPTURE's lambda cannot name a structured binding in clang 14
+      CAPTURE(shown);
       std::vector<std::string> got;
       for (const RuleMatch& h : m.match(text, AppliesTo::Line)) got.push_back(m.rules()[static_cast<std::size_t>(h.rule_index)].id);
       CHECK(got == want);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "input/reader.h"
@@ -300,6 +301,85 @@ TEST_CASE("line_searcher: a stamped line says where its stamp is and whether an 
         "no stamp ERROR |\n"
         "  at 10:00:03 a pen | stamp@5 anchor\n"
         "at 10:00:04 framed |\n");  // a `\r` frame moved the text: no stamp position
+}
+
+}  // namespace megatriage
+
+namespace megatriage {
+namespace {
+// Writes every line it is given in one form, whether it came as a stamp-only line or through
+// on_line(): a search whose sink takes stamp-only lines must show the same lines, with the same
+// numbers, offsets and stamp positions, as one whose sink takes none.
+class StampLineSink final : public LineSink {
+ public:
+  explicit StampLineSink(bool takes) : takes_(takes) {}
+  bool on_stamp_line(const LineView& line, std::uint32_t stamp_at, std::uint8_t) override {
+    if (!takes_) return false;
+    record(line, stamp_at, true);
+    ++taken;
+    return true;
+  }
+  void on_line(const LineView& line, const LineHit& hit) override {
+    record(line, hit.stamp_at, hit.only_stamps);
+    const std::string_view text = line.text;
+    if (text.find("open") != std::string_view::npos) open_structures_ = 1;
+    if (text.find("close") != std::string_view::npos) open_structures_ = 0;
+  }
+  std::string shown;
+  int taken = 0;
+
+ private:
+  void record(const LineView& line, std::uint32_t stamp_at, bool only) {
+    shown += std::to_string(line.number) + "@" + std::to_string(line.offset) + " [" + std::string(line.text) + "]";
+    if (stamp_at != LineHit::kNoStamp) shown += " stamp@" + std::to_string(stamp_at);
+    if (only) shown += " only";
+    shown += "\n";
+  }
+  bool takes_;
+};
+
+std::pair<std::string, int> search_stamp_lines(const std::string& bytes, bool takes, std::size_t buffer_bytes) {
+  DiagnosticSink diags;
+  TriggerScanner scanner({{"ERROR", 7}}, {"open", "close"}, diags, TriggerScanner::Engine::Builtin);
+  REQUIRE(scanner.ok());
+  auto source = memory_source(bytes, Compression::None, "x.log", diags);
+  SearchOptions options;
+  options.triggers = &scanner;
+  options.split.buffer_bytes = buffer_bytes;
+  options.split.max_line_bytes = 64;
+  LineSearcher searcher(*source, diags, "x.log", options);
+  REQUIRE(searcher.start() == SourceStart::Lines);
+  StampLineSink sink(takes);
+  searcher.search(sink);
+  return {sink.shown + "lines " + std::to_string(searcher.lines_read()), sink.taken};
+}
+}  // namespace
+
+TEST_CASE("line_searcher: stamp-only lines offered to the sink are the lines on_line() would get") {
+  std::string log;
+  for (int i = 0; i < 40; ++i) {
+    const std::string t = "10:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i);
+    log += "2026-11-29 " + t + ",5 - INFO - step\n";           // stamp-only
+    if (i % 7 == 0) log += "no trigger here\n";                    // skipped between them
+    if (i % 9 == 0) log += t + " ERROR boom\n";                    // a needle: on_line()
+    if (i % 11 == 0) log += "[W " + t + "] x\r[W " + t + "] y\n";  // a '\r' frame: on_line()
+    if (i % 13 == 0) log += "at " + t + " two " + t + " stamps\n";  // only stamps, two of them
+    if (i == 20) log += "open " + t + "\n2026-11-29 " + t + " inside\nclose " + t + "\n";
+    if (i == 30) log += "2026-11-29 " + t + std::string(80, 'z') + "\n";  // cut: on_line()
+    if (i == 33) log += "2026-11-29 " + t + std::string(" nul\0 byte\n", 11);
+  }
+  // A buffer of 256 bytes: lines cross refills and trigger regions.
+  for (std::size_t buffer : {std::size_t{256}, std::size_t{1} << 20}) {
+    CAPTURE(buffer);
+    const std::pair<std::string, int> declined = search_stamp_lines(log, false, buffer);
+    const std::pair<std::string, int> taken = search_stamp_lines(log, true, buffer);
+    CHECK(declined.second == 0);
+    // 40 stamp-only lines and 4 with two stamps, less the first line (the general path starts
+    // the search); a small buffer also leaves the lines that cross a searched region's end to it.
+    if (buffer > 256) CHECK(taken.second == 43);
+    CHECK(taken.second > 30);
+    CHECK(taken.first == declined.first);
+  }
 }
 
 }  // namespace megatriage
