@@ -21,6 +21,7 @@
 #include <set>
 #include <thread>
 
+#include "app/partial.h"
 #include "app/rules_lookup.h"
 #include "app/script_findings.h"
 #include "app/triage.h"
@@ -67,6 +68,8 @@ std::string user_name(long uid) {
   return pw ? std::string(pw->pw_name) : std::string();
 }
 
+}  // namespace
+
 // Drops to the job owner's uid/gid (and their groups) so that only what the owner may read is
 // read and the report is written as the owner. Requires: running as root.
 bool drop_privileges(const SlurmJobInfo& job, std::string& err) {
@@ -92,6 +95,8 @@ bool drop_privileges(const SlurmJobInfo& job, std::string& err) {
   }
   return true;
 }
+
+namespace {
 
 // Files in `dir` (not recursed) whose names mention the job, reports excluded.
 void add_siblings(const std::string& dir, const std::string& job_id, std::set<std::string>& out) {
@@ -513,7 +518,31 @@ std::optional<Report> triage_job(const PostmortemOptions& options, const std::ve
   Report report;
   // The words of the sacct causes come with the rules (slurm_states), so --rules can change them.
   std::vector<SlurmStateEntry> words;
-  if (!paths.empty()) {
+  // The nodes' partial reports (`megatriage partial` in an Epilog or the job): --partials, else
+  // WorkDir/megatriage/JOBID when it exists. Merged with the logs read here.
+  std::string partials = options.partials_dir;
+  if (partials.empty() && job != nullptr && !job->work_dir.empty()) {
+    std::error_code ec;
+    const std::string place = job->work_dir + "/megatriage/" + job->job_id;
+    if (fs::is_directory(place, ec)) partials = place;
+  }
+  if (!partials.empty() && job != nullptr) wait_for_partials(partials, hostlist_count(job->node_list), kPartialsWait);
+  if (!partials.empty() && !partial_files_in(partials).empty()) {
+    MergeOptions merge;
+    merge.triage = topts;
+    merge.inputs = {partials};
+    // A node Epilog is given no node list (SLURM 22.05): SLURM's own names the silent nodes.
+    if (job != nullptr && !job->node_list.empty()) merge.nodes = {job->node_list};
+    MergeOutcome merged = run_merge(merge);
+    if (merged.triage.rules_missing || (merged.triage.usage_error && merged.partials == 0)) {
+      err += "megatriage postmortem: " + merged.triage.usage_message + "\n";
+      return std::nullopt;
+    }
+    report = std::move(merged.triage.report);
+    if (merged.triage.usage_error) report.verdict = Verdict::NoFailure;
+    if (merged.triage.leftovers && merged.triage.leftovers->matcher)
+      words = merged.triage.leftovers->matcher->tables().slurm_states;
+  } else if (!paths.empty()) {
     TriageOutcome outcome = run_triage(topts);
     if (outcome.rules_missing) {
       err += "megatriage postmortem: " + outcome.usage_message + "\n";

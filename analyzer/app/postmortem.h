@@ -19,6 +19,8 @@ namespace megatriage {
 struct PostmortemOptions {
   std::string job_id;                   // empty: SLURM_JOB_ID from the environment
   std::string logs_dir;                 // --logs: use these logs instead of looking for them
+  std::string partials_dir;             // --partials: the nodes' partial reports (default:
+                                        // WorkDir/megatriage/JOBID when it exists)
   std::string report_dir;               // --report-dir; empty: the directory of the job's log
   std::string format = "text";          // what goes to stdout: text | json | html
   std::vector<std::string> rules_dirs;  // --rules
@@ -29,6 +31,11 @@ struct PostmortemOptions {
 };
 
 class SlurmCommands;
+
+/// Drops to the job owner's uid/gid (and their groups) so that only what the owner may read is
+/// read and what is written belongs to the owner. Requires: running as root; `job.uid` known.
+/// False, with the reason in `err`, when that cannot be done.
+bool drop_privileges(const SlurmJobInfo& job, std::string& err);
 
 /// Runs the command. Returns the exit code (base/exit_codes.h; kExitUsage also for a job not
 /// found); `out` gets the report for stdout, `err` messages for stderr. Asks the real SLURM

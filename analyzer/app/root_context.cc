@@ -94,4 +94,30 @@ std::vector<ContextLine> read_context_lines(SourceFile file, std::uint64_t line,
   return collect(*source, file.display_path, 1, first, last, split);
 }
 
+std::vector<ContextLine> kept_context_lines(const std::vector<ContextLine>& kept, std::uint64_t line, std::size_t n) {
+  std::vector<ContextLine> out;
+  if (n == 0 || line == 0) return out;
+  const std::uint64_t first = line > n ? line - n : 1, last = line + n;
+  auto it = std::lower_bound(kept.begin(), kept.end(), first,
+                             [](const ContextLine& c, std::uint64_t l) { return c.line < l; });
+  for (; it != kept.end() && it->line <= last; ++it) out.push_back(*it);
+  return out;
+}
+
+std::vector<ContextLine> read_context_around(SourceFile file, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& anchors,
+                                             std::size_t n, const ReadLimits& limits, const SplitOptions& split) {
+  std::vector<ContextLine> out;
+  if (n == 0) return out;
+  for (const auto& [line, offset] : anchors) {
+    // Windows of neighbouring events overlap (a traceback's lines, every rank's watchdog line):
+    // read only from the first line not yet kept.
+    if (!out.empty() && out.back().line >= line + n) continue;
+    std::vector<ContextLine> lines = read_context_lines(file, line, offset, n, limits, split);
+    for (ContextLine& c : lines)
+      if (out.empty() || c.line > out.back().line) out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace megatriage
+

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "input/discover.h"
@@ -25,6 +26,15 @@ inline constexpr std::size_t kContextLineBytes = 400;
 /// read problems are not reported twice (the analysis did).
 std::vector<ContextLine> read_context_lines(SourceFile file, std::uint64_t line, std::uint64_t offset,
                                             std::size_t n, const ReadLimits& limits, const SplitOptions& split);
+
+/// Lines `line - n` to `line + n` among `kept` (sorted by line): the context of a file that a
+/// partial report kept because the merge cannot read it (app/partial_report.h).
+std::vector<ContextLine> kept_context_lines(const std::vector<ContextLine>& kept, std::uint64_t line, std::size_t n);
+
+/// The lines within `n` of each of `anchors` (line and byte offset where it starts, sorted by
+/// line), each once, sorted: what a partial report keeps. Windows that overlap are read once.
+std::vector<ContextLine> read_context_around(SourceFile file, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& anchors,
+                                             std::size_t n, const ReadLimits& limits, const SplitOptions& split);
 
 /// How far before and after the root's line a plain file is read for its context.
 inline constexpr std::uint64_t kContextWindowBytes = 1 << 20;

@@ -280,21 +280,25 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
   if (report.root_cause)
     for (auto& d : untyped_value_diagnostics(*report.root_cause)) run_diags.add(std::move(d));
   add_script_findings(report, scripts, matcher.tables(), run_diags);
-  if (report.root_cause && root_file)
-    report.root_cause->context = read_context_lines(*root_file, report.root_cause->line, root_offset, options.context_lines,
-                                                    options.analyze.read, options.analyze.split);
+  if (report.root_cause && root_file) {
+    // A file read on another node (`merge`): the lines its partial report kept around it.
+    std::optional<std::vector<ContextLine>> kept;
+    if (options.kept_context) kept = options.kept_context(root_file->display_path);
+    report.root_cause->context =
+        kept ? kept_context_lines(*kept, report.root_cause->line, options.context_lines)
+             : read_context_lines(*root_file, report.root_cause->line, root_offset, options.context_lines,
+                                  options.analyze.read, options.analyze.split);
+  }
   report.diagnostics = run_diags.take();
   report.diagnostics.reserve(report.diagnostics.size() + file_diagnostics.size());
   for (auto& d : file_diagnostics) report.diagnostics.push_back(std::move(d));
   return report;
 }
 
-TriageOutcome run_triage(const TriageOptions& options) {
-  TriageOutcome out;
-  DiagnosticSink run_diags, discover_diags;
-  std::vector<std::string> dirs;
-  std::unique_ptr<RuleMatcher> matcher;
-  std::unique_ptr<TriggerScanner> triggers;
+AnalyzedLogs analyze_logs(const TriageOptions& options) {
+  AnalyzedLogs out;
+  DiagnosticSink& run_diags = out.run_diags;
+  DiagnosticSink discover_diags;
   std::string rules_problem;
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
@@ -316,15 +320,16 @@ TriageOutcome run_triage(const TriageOptions& options) {
       },
       [&] {
         LoadedRules loaded = load_matcher(options, run_diags);
-        matcher = std::move(loaded.matcher);
-        dirs = std::move(loaded.dirs);
+        out.matcher = std::move(loaded.matcher);
+        out.rules_dirs = std::move(loaded.dirs);
         rules_problem = std::move(loaded.problem);
-        triggers = make_trigger_scanner(*matcher, run_diags,
-                                        options.builtin_search ? TriggerScanner::Engine::Builtin
-                                                               : TriggerScanner::Engine::Best,
-                                        options.cache);
+        out.triggers = make_trigger_scanner(*out.matcher, run_diags,
+                                            options.builtin_search ? TriggerScanner::Engine::Builtin
+                                                                   : TriggerScanner::Engine::Best,
+                                            options.cache);
         out.compile_s = seconds_since(start);
       });
+  out.rules_diagnostics = run_diags.items().size();
   for (auto& d : discover_diags.take()) run_diags.add(std::move(d));
   if (!rules_problem.empty()) {
     // Without its rules every answer would be unclassified, yet look confident: stop here.
@@ -337,15 +342,34 @@ TriageOutcome run_triage(const TriageOptions& options) {
     out.usage_error = true;
     out.usage_message = missing_path_message(discovered.missing.back());
   }
+  // `megatriage partial --host`: files named as that host's (node012:/tmp/...) before they are
+  // read, so every diagnostic says the same.
+  if (!options.display_prefix.empty())
+    for (SourceFile& f : files) f.display_path = options.display_prefix + f.display_path;
 
   const unsigned jobs = job_count(options);
   AnalyzeOptions analyze = options.analyze;
-  analyze.triggers = triggers.get();
+  analyze.triggers = out.triggers.get();
   const Clock::time_point analyze_start = Clock::now();
-  std::vector<FileResult> results = analyze_all(files, *matcher, analyze, jobs, options.progress,
-                                                options.progress_after_ms);
-  drop_duplicate_files(results, run_diags);
+  out.results = analyze_all(files, *out.matcher, analyze, jobs, options.progress, options.progress_after_ms);
+  drop_duplicate_files(out.results, run_diags);
   out.analyze_s = seconds_since(analyze_start);
+  return out;
+}
+
+TriageOutcome report_logs(AnalyzedLogs analyzed, const TriageOptions& options) {
+  TriageOutcome out;
+  out.walk_s = analyzed.walk_s;
+  out.compile_s = analyzed.compile_s;
+  out.analyze_s = analyzed.analyze_s;
+  out.usage_error = analyzed.usage_error;
+  out.rules_missing = analyzed.rules_missing;
+  out.usage_message = std::move(analyzed.usage_message);
+  if (out.rules_missing) return out;
+  DiagnosticSink& run_diags = analyzed.run_diags;
+  std::vector<FileResult>& results = analyzed.results;
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   // Nothing to read: no file found, or (files are opened only now) none could be opened, or
   // every one was binary (a core dump) or empty. A job that died before writing a line is not
   // a success, so this is not "no failure found".
@@ -371,8 +395,8 @@ TriageOutcome run_triage(const TriageOptions& options) {
     } else {
       for (const Diagnostic& d : shared_diags) diags.add(d);
     }
-    Report report = build_report(part.files, *matcher, options, diags);
-    report.rules_dirs = dirs;
+    Report report = build_report(part.files, *analyzed.matcher, options, diags);
+    report.rules_dirs = analyzed.rules_dirs;
     report.job = std::move(part.choice);
     (k == 0 ? out.report : out.more_reports.emplace_back()) = std::move(report);
     if (kept.empty()) {
@@ -383,8 +407,10 @@ TriageOutcome run_triage(const TriageOptions& options) {
   }
   out.report_s = seconds_since(report_start);
   out.leftovers = std::make_unique<TriageOutcome::Leftovers>(
-      TriageOutcome::Leftovers{std::move(kept), std::move(matcher), std::move(triggers)});
+      TriageOutcome::Leftovers{std::move(kept), std::move(analyzed.matcher), std::move(analyzed.triggers)});
   return out;
 }
+
+TriageOutcome run_triage(const TriageOptions& options) { return report_logs(analyze_logs(options), options); }
 
 }  // namespace megatriage

@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <string>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "app/job_selection.h"
@@ -14,6 +16,10 @@
 #include "scan/trigger_scan.h"
 
 namespace megatriage {
+
+/// `merge`: the raw lines a partial report kept around the possible roots of the file of this
+/// display path (app/partial_report.h); nullopt for a file this process read itself.
+using KeptContext = std::function<std::optional<std::vector<ContextLine>>(const std::string& display_path)>;
 
 struct TriageOptions {
   std::vector<std::string> paths{"logs"};
@@ -30,6 +36,8 @@ struct TriageOptions {
   const RunCache* cache = nullptr;       // start-up work to skip (the CLI's: from the environment)
   JobRequest job;                        // several jobs in the logs: which to report on (--job, --all-jobs)
   bool rank_timeline = false;            // fill Report::rank_timeline (--format html draws it)
+  std::string display_prefix;            // `partial --host`: put before every display path ("node012:")
+  KeptContext kept_context;              // `merge`: context lines of files read elsewhere
   AnalyzeOptions analyze;
 };
 
@@ -55,6 +63,26 @@ struct TriageOutcome {
 };
 
 TriageOutcome run_triage(const TriageOptions& options);
+
+/// The first half of run_triage, up to "analyze one file" for every file: the walk, the rules,
+/// the analysis and the duplicates dropped. `megatriage partial` stops here.
+struct AnalyzedLogs {
+  std::vector<FileResult> results;  // in file-id order
+  DiagnosticSink run_diags;         // the rules', the walk's, duplicates
+  std::size_t rules_diagnostics = 0;  // how many of run_diags come first from the rules
+  std::unique_ptr<RuleMatcher> matcher;
+  std::unique_ptr<TriggerScanner> triggers;
+  std::vector<std::string> rules_dirs;
+  bool usage_error = false, rules_missing = false;  // as TriageOutcome's
+  std::string usage_message;
+  double walk_s = 0, compile_s = 0, analyze_s = 0;
+};
+AnalyzedLogs analyze_logs(const TriageOptions& options);
+
+/// The second half: the job-wide stages on `analyzed.results` (whatever read them: this
+/// process, or partial reports written elsewhere), one report per job as options.job asks.
+/// `megatriage merge` starts here.
+TriageOutcome report_logs(AnalyzedLogs analyzed, const TriageOptions& options);
 
 /// Compiled rules and where they came from.
 struct LoadedRules {

@@ -11,6 +11,8 @@ Subcommands (each has --help):
   megatriage postmortem [JOBID]     post-mortem of a SLURM job: asks sacct/scontrol, finds its logs
   megatriage watch [PATH...]        follow a running job's logs, report the cause as soon as known
   megatriage lint SCRIPT...         check sbatch scripts against the runbook's launch rules
+  megatriage partial PATH... -o F   one node's logs to a partial report (logs on many nodes)
+  megatriage merge FILE|DIR...      the job's report from its nodes' partial reports
   megatriage rules check            validate rule files and run every rule's samples
   megatriage rules list             every rule in use and the file it came from
 A folder named like a subcommand is triaged when written as a path: megatriage ./rules
@@ -24,6 +26,10 @@ int rules_command(int argc, char** argv);
 int lint_command(int argc, char** argv);
 /// `megatriage watch [PATH...]`: `argv[0]` is "watch".
 int watch_command(int argc, char** argv);
+/// `megatriage partial [PATH...] -o FILE`: `argv[0]` is "partial".
+int partial_command(int argc, char** argv);
+/// `megatriage merge FILE|DIR...`: `argv[0]` is "merge".
+int merge_command(int argc, char** argv);
 /// `megatriage postmortem [JOBID]`: `argv[0]` is "postmortem".
 int postmortem_command(int argc, char** argv);
 

@@ -17,6 +17,8 @@ int run_subcommand(int argc, char** argv) {
   if (first == "postmortem") return megatriage::postmortem_command(argc - 1, argv + 1);
   if (first == "lint") return megatriage::lint_command(argc - 1, argv + 1);
   if (first == "watch") return megatriage::watch_command(argc - 1, argv + 1);
+  if (first == "partial") return megatriage::partial_command(argc - 1, argv + 1);
+  if (first == "merge") return megatriage::merge_command(argc - 1, argv + 1);
   // The bare word is the subcommand; a folder named rules is triaged as `./rules` or `rules/`.
   if (first == "rules") return megatriage::rules_command(argc - 1, argv + 1);
   return megatriage::triage_command(argc, argv);

@@ -27,6 +27,9 @@ not found, 3 internal error (a bug: please report it).
   PostmortemOptions options;
   app.add_option("jobid", options.job_id, "Job id (default: $SLURM_JOB_ID)");
   app.add_option("--logs", options.logs_dir, "Read these logs instead of finding the job's own");
+  app.add_option("--partials", options.partials_dir,
+                 "A folder of the nodes' partial reports (megatriage partial), merged with the logs read "
+                 "here (default: WorkDir/megatriage/JOBID when it exists)");
   app.add_option("--report-dir", options.report_dir,
                  "Where megatriage-<jobid>.json goes (default: the directory of the job's log)");
   add_format_flag(app, options.format, "What goes to stdout: text, json or html (one page)", {"text", "json", "html"});

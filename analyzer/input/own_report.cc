@@ -63,6 +63,19 @@ bool json_report(std::string_view head) {
   return c.take("\"verdict\"") || c.take("\"jobs\"");
 }
 
+// A partial report (`megatriage partial`) writes its format first, then its version.
+bool partial_report(std::string_view head) {
+  Cursor c(head);
+  c.skip_spaces();
+  if (!c.take("{")) return false;
+  c.skip_spaces();
+  if (!c.take("\"format\"")) return false;
+  c.skip_spaces();
+  if (!c.take(":")) return false;
+  c.skip_spaces();
+  return c.take("\"megatriage-partial\"");
+}
+
 bool text_report(std::string_view head) {
   Cursor c(head);
   c.skip_colour();
@@ -74,7 +87,7 @@ bool text_report(std::string_view head) {
 }  // namespace
 
 OwnReportKind own_report_kind(std::string_view head) {
-  if (json_report(head)) return OwnReportKind::Json;
+  if (json_report(head) || partial_report(head)) return OwnReportKind::Json;
   if (text_report(head)) return OwnReportKind::Text;
   return OwnReportKind::None;
 }

@@ -14,7 +14,8 @@ enum class OwnReportKind { None, Json, Text };
 const char* own_report_kind_name(OwnReportKind k);
 
 /// Whether `head` (a file's first bytes) starts a megatriage report: the JSON report or the
-/// `--all-jobs` envelope (`{"schema_version": N,` then `"verdict"` or `"jobs"`), or the text
+/// `--all-jobs` envelope (`{"schema_version": N,` then `"verdict"` or `"jobs"`), a partial report
+/// (`{"format": "megatriage-partial"`, app/partial_report.h), or the text
 /// report's first line (`megatriage: FAILURE`, `megatriage: no failure found`,
 /// `megatriage: N job(s) in the logs`), coloured or not. Looks at the first line only.
 OwnReportKind own_report_kind(std::string_view head);

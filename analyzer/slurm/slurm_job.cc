@@ -501,4 +501,50 @@ bool name_mentions_job(std::string_view name, std::string_view job_id) {
   return false;
 }
 
+namespace {
+
+// Expands the first bracket of `name` and recurses on the rest; whole names go to `out`.
+void expand_name(const std::string& name, std::size_t max, std::vector<std::string>& out) {
+  if (out.size() >= max) return;
+  const std::size_t open = name.find('[');
+  const std::size_t close = open == std::string::npos ? std::string::npos : name.find(']', open);
+  if (close == std::string::npos) {
+    out.push_back(name);
+    return;
+  }
+  const std::string head = name.substr(0, open), tail = name.substr(close + 1);
+  for (const std::string& part : split(std::string_view(name).substr(open + 1, close - open - 1), ',')) {
+    const std::size_t dash = part.find('-');
+    const std::string from = part.substr(0, dash);
+    if (dash == std::string::npos || !all_digits(from) || !all_digits(part.substr(dash + 1))) {
+      expand_name(head + part + tail, max, out);
+      continue;
+    }
+    const long a = std::atol(from.c_str()), b = std::atol(part.substr(dash + 1).c_str());
+    for (long n = a; n <= b && out.size() < max; ++n) {
+      std::string digits = std::to_string(n);
+      if (digits.size() < from.size()) digits.insert(0, from.size() - digits.size(), '0');
+      expand_name(head + digits + tail, max, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> hostlist_expand(std::string_view list, std::size_t max) {
+  std::vector<std::string> out;
+  list = trim(list);
+  if (list.empty() || list == "(null)" || list == "None assigned") return out;
+  std::size_t depth = 0, start = 0;
+  for (std::size_t i = 0; i <= list.size(); ++i) {
+    if (i < list.size() && list[i] == '[') ++depth;
+    if (i < list.size() && list[i] == ']' && depth > 0) --depth;
+    if (i == list.size() || (list[i] == ',' && depth == 0)) {
+      if (i > start) expand_name(std::string(list.substr(start, i - start)), max, out);
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
 }  // namespace megatriage

@@ -67,6 +67,9 @@ std::string signal_name(int signal);
 std::size_t hostlist_count(std::string_view list);
 /// First host of a hostlist expression (`node[1-2]` -> node1).
 std::string hostlist_first(std::string_view list);
+/// Every host of a hostlist expression, in its order (`node[01-02],gpu7` -> node01 node02
+/// gpu7; zero padding kept, several brackets in one name multiply). Stops after `max` hosts.
+std::vector<std::string> hostlist_expand(std::string_view list, std::size_t max = 1 << 20);
 
 /// Values for sbatch's filename patterns.
 struct PatternContext {

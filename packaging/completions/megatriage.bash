@@ -17,7 +17,7 @@ _megatriage() {
   local sub=triage
   if ((COMP_CWORD > 1)); then
     case ${COMP_WORDS[1]} in
-      postmortem | watch | lint) sub=${COMP_WORDS[1]} ;;
+      postmortem | watch | lint | partial | merge) sub=${COMP_WORDS[1]} ;;
       rules) sub=rules ;;
     esac
   fi
@@ -42,7 +42,14 @@ _megatriage() {
              --max-decompressed-bytes --max-line-bytes --max-frames --max-message-bytes" ;;
     postmortem)
       formats="text json html"
-      flags="--help -h --logs --report-dir --format --rules --context --verbose -v --width" ;;
+      flags="--help -h --logs --partials --report-dir --format --rules --context --verbose -v --width" ;;
+    partial)
+      flags="--help -h --output -o --host --job --nodes --context --timeout --jobs -j --rules --follow-symlinks
+             --max-decompressed-bytes --max-line-bytes --max-frames --max-message-bytes" ;;
+    merge)
+      formats="text json html markdown github"
+      flags="--help -h --format --output -o --jobs -j --rules --color --context --verbose -v --width --script
+             --nodes --logs --wait" ;;
     watch)
       formats="text json"
       flags="--help -h --job --cancel --interval --nccl-grace --timeout --rules --format --context
@@ -62,7 +69,7 @@ _megatriage() {
     --color)
       COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
       return ;;
-    --rules | --report-dir)
+    --rules | --report-dir | --partials)
       compopt -o filenames 2>/dev/null
       COMPREPLY=($(compgen -d -- "$cur"))
       return ;;
@@ -71,6 +78,7 @@ _megatriage() {
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
     -j | --jobs | --context | --width | --job | --interval | --nccl-grace | --timeout | --disable | \
+      --host | --nodes | --wait | \
       --max-decompressed-bytes | --max-line-bytes | --max-frames | --max-message-bytes)
       return ;;  # a number or an id: nothing to offer
   esac
@@ -83,7 +91,7 @@ _megatriage() {
   compopt -o filenames 2>/dev/null
   COMPREPLY=($(compgen -f -- "$cur"))
   if [[ $sub == triage ]] && ((COMP_CWORD == 1)); then
-    COMPREPLY+=($(compgen -W "postmortem watch lint rules" -- "$cur"))
+    COMPREPLY+=($(compgen -W "postmortem watch lint partial merge rules" -- "$cur"))
   fi
 }
 

@@ -61,6 +61,7 @@ add_test(NAME e2e.readme COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/readme_test.
                                  ${CMAKE_SOURCE_DIR})
 include(${CMAKE_SOURCE_DIR}/tests/slurm/slurm.cmake)
 include(${CMAKE_SOURCE_DIR}/tests/browser/browser.cmake)
+include(${CMAKE_SOURCE_DIR}/tests/e2e/partial.cmake)  # after browser.cmake: uses its megatriage_bench_gen
 
 # Bad input, one case per script (tests/e2e/bad_input/lib.sh is their shared harness).
 file(GLOB BAD_INPUT_CASES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input/*.sh)

@@ -1,7 +1,7 @@
 // libFuzzer target: the whole "analyze one file" path on in-memory bytes with the built-in
-// rules, then the single-file rest of the pipeline (timeline, root cause, classify, checks,
-// both renderers). The first byte picks the compression and whether small limits are used, so
-// the decoders and every cap are exercised too. Properties checked beyond "no crash": the JSON
+// rules, a partial-report round trip (what `merge` reads), then the single-file rest of the
+// pipeline (timeline, root cause, classify, checks, both renderers). The first byte picks the
+// compression and whether small limits are used, so the decoders and every cap are exercised too. Properties checked beyond "no crash": the JSON
 // report is valid UTF-8 and the text report carries no terminal escape but our own SGR colours.
 #include <algorithm>
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/partial_report.h"
 #include "base/text_util.h"
 #include "decide/checks.h"
 #include "decide/classify.h"
@@ -80,6 +81,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto again = memory_source(bytes, file.compression, file.display_path, fast_diags, fast.read);
     if (test::signature(analyze_source(file, *again, matcher, fast, fast_diags)) != test::signature(results.back()))
       __builtin_trap();
+  }
+  {
+    // partial -> merge: the FileResult written to a partial report and read back is the same
+    // (what every later stage reads, and every field the format writes); the rest of the
+    // pipeline then runs on what a merge would see.
+    PartialReport partial;
+    partial.files.push_back(results.back());
+    const std::string json = partial_to_json(partial, &matcher);
+    PartialParse back = partial_from_json(json, matcher, "fuzz.json");
+    if (!back.partial || back.partial->files.size() != 1) __builtin_trap();
+    if (test::signature(back.partial->files[0]) != test::signature(results.back())) __builtin_trap();
+    if (partial_to_json(*back.partial, &matcher) != json) __builtin_trap();
+    results.back() = std::move(back.partial->files[0]);
   }
   if (results.back().first_full_year == 0) apply_year(results.back(), 2026);
 

@@ -42,7 +42,7 @@ done < <("$binary" --help | sed -n '/^Subcommands/,/^$/p')
 first_words=$(for s in "${subcommands[@]}"; do echo "${s%% *}"; done | sort -u)
 [[ $(complete_words megatriage "") == "$first_words" ]] ||
   bad "completing 'megatriage ': got [$(echo $(complete_words megatriage ""))], --help lists [$(echo $first_words)]"
-expect lint postmortem rules watch -- megatriage ""
+expect lint merge partial postmortem rules watch -- megatriage ""
 expect watch -- megatriage wa
 expect check list -- megatriage rules ""
 expect html json markdown github text -- megatriage --format ""

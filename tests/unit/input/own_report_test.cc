@@ -25,6 +25,10 @@ TEST_SUITE("own_report") {
     const std::vector<const Report*> both{&failed, &none};
     CHECK(own_report_kind(render_json_jobs(both)) == OwnReportKind::Json);
     CHECK(own_report_kind(render_text_jobs(both, TextStyle{})) == OwnReportKind::Text);
+    // A partial report (megatriage partial): format first (app/partial_report_test.cc writes one).
+    CHECK(own_report_kind(R"({"format":"megatriage-partial","version":1,"megatriage_version":"0.1.0")") ==
+          OwnReportKind::Json);
+    CHECK(own_report_kind(R"({"format":"other","version":1})") == OwnReportKind::None);
     // Only the first 4 KiB are looked at: a cut head still tells.
     CHECK(own_report_kind(render_json(failed).substr(0, 40)) == OwnReportKind::Json);
   }

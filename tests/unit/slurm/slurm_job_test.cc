@@ -199,6 +199,13 @@ TEST_CASE("slurm_job: hostlists") {
   CHECK(hostlist_count("None assigned") == 0);
   CHECK(hostlist_first("node[1-2]") == "node1");
   CHECK(hostlist_first("gpu[07-09],x") == "gpu07");
+  using V = std::vector<std::string>;
+  CHECK(hostlist_expand("node[1-3,7],gpu01") == V{"node1", "node2", "node3", "node7", "gpu01"});
+  CHECK(hostlist_expand("gpu[07-09]") == V{"gpu07", "gpu08", "gpu09"});
+  CHECK(hostlist_expand("r[1-2]n[1-2]") == V{"r1n1", "r1n2", "r2n1", "r2n2"});
+  CHECK(hostlist_expand("a[x-y]") == V{"ax-y"});
+  CHECK(hostlist_expand("(null)").empty());
+  CHECK(hostlist_expand("n[1-100000]", 5).size() == 5);
 }
 
 TEST_CASE("slurm_job: filename patterns") {
