@@ -3,11 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 
 #include "app/partial.h"
@@ -85,21 +81,7 @@ nothing readable in any report, or no rules), 3 internal error.
                          : format == "github"   ? render_github(report)
                          : format == "html"     ? render_html(report)
                                                 : render_text(report, style);
-  if (output.empty()) {
-    std::fwrite(rendered.data(), 1, rendered.size(), stdout);
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      std::cerr << "megatriage merge: cannot write the report to standard output: " << std::strerror(errno) << "\n";
-      return kExitUsage;
-    }
-  } else {
-    std::ofstream file(output, std::ios::binary | std::ios::trunc);
-    file << rendered;
-    file.close();
-    if (!file) {
-      std::cerr << "megatriage merge: cannot write " << output << "\n";
-      return kExitUsage;
-    }
-  }
+  if (!write_report(rendered, output, "megatriage merge")) return kExitUsage;
   return report.root_cause ? kExitFailure : kExitNoFailure;
 }
 

@@ -3,8 +3,13 @@
 #include "cli/shared_flags.h"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
 #include <stdexcept>
 #include <string_view>
 
@@ -75,6 +80,26 @@ TextStyle text_style(const ReportFlags& flags, bool color, int fd) {
 
 void add_output_flag(CLI::App& app, std::string& path) {
   app.add_option("-o,--output", path, "Write the report to FILE instead of stdout");
+}
+
+bool write_report(std::string_view rendered, const std::string& path, std::string_view program) {
+  if (path.empty()) {
+    std::fwrite(rendered.data(), 1, rendered.size(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::cerr << program << ": cannot write the report to standard output: " << std::strerror(errno)
+                << " (redirect it with -o FILE)\n";
+      return false;
+    }
+    return true;
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << rendered;
+  file.close();
+  if (!file) {
+    std::cerr << program << ": cannot write " << path << "\n";
+    return false;
+  }
+  return true;
 }
 
 void add_jobs_flag(CLI::App& app, unsigned& jobs) {

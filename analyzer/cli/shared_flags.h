@@ -65,6 +65,9 @@ TextStyle text_style(const ReportFlags& flags, bool color, int fd);
 
 /// `-o, --output FILE`.
 void add_output_flag(CLI::App& app, std::string& path);
+/// Writes a rendered report to `path` (empty: stdout). False after telling stderr why, each
+/// message starting with `program` ("megatriage", "megatriage merge").
+bool write_report(std::string_view rendered, const std::string& path, std::string_view program);
 
 /// `-j, --jobs N`: files analysed in parallel.
 void add_jobs_flag(CLI::App& app, unsigned& jobs);

@@ -4,12 +4,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 
 #include "app/rules_lookup.h"
@@ -183,22 +180,7 @@ int triage_command(int argc, char** argv) {
                  "report %.3f s, render %.3f s\n",
                  outcome.walk_s, outcome.compile_s, outcome.analyze_s, outcome.report_s, render_s);
   }
-  if (output.empty()) {
-    std::fwrite(rendered.data(), 1, rendered.size(), stdout);
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      std::cerr << "megatriage: cannot write the report to standard output: " << std::strerror(errno)
-                << " (redirect it with -o FILE)\n";
-      return kExitUsage;
-    }
-  } else {
-    std::ofstream file(output, std::ios::binary | std::ios::trunc);
-    file << rendered;
-    file.close();
-    if (!file) {
-      std::cerr << "megatriage: cannot write " << output << "\n";
-      return kExitUsage;
-    }
-  }
+  if (!write_report(rendered, output, "megatriage")) return kExitUsage;
   return exit_without_freeing(any_failure ? kExitFailure : kExitNoFailure);
 }
 
