@@ -372,6 +372,9 @@ MergeOutcome run_merge(const MergeOptions& options) {
       (*kept)[p.files[i].file.display_path] = {r.name, i};
       all.push_back({std::move(p.files[i]), p.host});
     }
+    // The emptied results still take their size each: 9,000 of them are megabytes.
+    p.files.clear();
+    p.files.shrink_to_fit();
   }
   std::stable_sort(walked.begin(), walked.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return std::tie(a.path, a.code) < std::tie(b.path, b.code);
@@ -402,6 +405,8 @@ MergeOutcome run_merge(const MergeOptions& options) {
     for (Event& e : r.events) e.origin.file = id;
     results.push_back(std::move(r));
   }
+  all.clear();
+  all.shrink_to_fit();
   analyzed.results = std::move(results);
 
   // Nodes of the job that sent nothing.

@@ -469,6 +469,9 @@ FileResult file_from(JsonCursor& in, FileId id, RuleIndex& rules, std::vector<Co
     else if (key == "context" && context != nullptr) *context = context_from(in);
     else in.skip();
   });
+  // Kept until the report, as a scan keeps its own (extract.cc): without the growth slack.
+  r.events.shrink_to_fit();
+  r.facts.shrink_to_fit();
   return r;
 }
 

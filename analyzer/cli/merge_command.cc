@@ -1,5 +1,6 @@
 // `megatriage merge FILE|DIR...`: flags of the job-wide half of a multi-node triage, and the
 // report's destination; reading the partial reports and the stages are run_merge (app/partial.h).
+#include <malloc.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +18,11 @@
 namespace megatriage {
 
 int merge_command(int argc, char** argv) {
+  // The reports' results are parsed on --jobs threads and kept until the end. A malloc arena per
+  // thread left ~10 MB of the freed parse memory of one arena unusable to the other (tree d in
+  // 1,024 reports: 71 MB against 60 MB with one arena, and no slower: parsing is not bound by
+  // the allocator's lock).
+  mallopt(M_ARENA_MAX, 1);
   CLI::App app{"Merge the partial reports of a job's nodes (megatriage partial) into the job's report: "
                "the same report as megatriage on every node's files at once.",
                "megatriage merge"};
