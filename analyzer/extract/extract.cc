@@ -188,13 +188,6 @@ class FileAnalyzer : public LineSink {
     return std::move(result_);
   }
 
-  // What the search says of the line (LineHit): `triggered`: it holds a trigger (or every line
-  // is examined); otherwise it can only matter to a busy stream, and is dropped once its prefix
-  // names an idle one. `needle`: the search saw where a rule's needle may be (or every line is
-  // examined); without that the line holds no needle, so no rule can match it. `may_stamp`: the
-  // search saw an `HH:MM:SS` (every stamp parse_timestamp() reads has one) or cannot tell.
-  // The extractors run here, not in a helper: this is the one call per examined line (private:
-  // only the searcher calls it, through LineSink).
   // The searcher's shortcut for a line whose only triggers are stamps: what on_line() does with
   // such a line while the file is quiet (below), without the hit it would build.
   bool on_stamp_line(const LineView& line, std::uint32_t stamp_at, std::uint8_t may_hold) override {
@@ -202,18 +195,22 @@ class FileAnalyzer : public LineSink {
     return on_routed_stamp(line, stamp_at);
   }
 
+  // What the search says of the line (LineHit): `triggered`: it holds a trigger (or every line
+  // is examined); otherwise it can only matter to a busy stream, and is dropped once its prefix
+  // names an idle one. `needle`: the search saw where a rule's needle may be (or every line is
+  // examined); without that the line holds no needle, so no rule can match it. `may_stamp`: the
+  // search saw an `HH:MM:SS` (every stamp parse_timestamp() reads has one) or cannot tell.
+  // The extractors run here, not in a helper: this is the one call per examined line (private:
+  // only the searcher calls it, through LineSink).
   void on_line(const LineView& line, const LineHit& hit) override {
     // A stamped line without an anchor, while nothing in the file is open, matters only for its
-    // time and its rules. With no needle, or when an earlier copy of it (up to the stamp) matched
-    // no rule (UnmatchedLines), its time is all it can add, and a writer seen before says
-    // where it goes.
+    // time and its rules: its stream is the one its head leads to (StampRoutes), and unless a
+    // rule matches its body, the stamp is all it adds. Such lines are most of a noisy log (c10
+    // warnings and INFO lines of every rank, each with a rule's needle).
     const bool quiet = hit.stamp_at != LineHit::kNoStamp && !hit.may_anchor && open_structures_ == 0 &&
                        adoptions_.empty() && (hit.may_hold & kWatchEscape) == 0;
-    // The memo is asked once a line: its answer (and the key remember() keeps) serves below too.
-    std::optional<bool> known_unmatched;
-    if (quiet && !hit.only_stamps) known_unmatched = unmatched_.seen(line.text, hit.stamp_at);
-    const bool stamp_only = quiet && (hit.only_stamps || *known_unmatched);
-    if (stamp_only && on_routed_stamp(line, hit.stamp_at)) return;
+    if (quiet && hit.only_stamps && on_routed_stamp(line, hit.stamp_at)) return;
+    if (quiet && !hit.only_stamps && on_routed_needle_line(line, hit)) return;
     const bool triggered = hit.triggered, needle = hit.needle;
     const std::vector<int>* candidates = hit.candidates;
     const std::uint8_t may_hold = hit.may_hold;
@@ -270,8 +267,6 @@ class FileAnalyzer : public LineSink {
     }
     const bool launcher = prefix.rank < 0 && prefix.tee_local_rank < 0;
     if (stamp) on_stamp(*stamp, stream, launcher, prefix.srun_task, line.number);
-    if (stamp_only && stamp_in_body && adoptions_.empty())
-      keep_stamp_route(text, hit.stamp_at, named_body, body, stream, launcher, prefix.srun_task);
 
     if (triggered || stream.config.in_args_dump()) {
       std::size_t facts_before = new_facts_.size();
@@ -283,14 +278,19 @@ class FileAnalyzer : public LineSink {
     on_child_failure_table(body, line, stream, stamp);
 
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
-    // A stamped line that failed before up to its stamp fails again (UnmatchedLines).
+    // A body that failed before up to its stamp fails again (UnmatchedLines).
     std::vector<RuleMatch> matches;
-    const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && text.data() == line.text.data();
-    if (memo && !known_unmatched) known_unmatched = unmatched_.seen(line.text, hit.stamp_at);
-    if (needle && !(memo && *known_unmatched)) {
+    const std::size_t body_at = static_cast<std::size_t>(body.data() - line.text.data());
+    const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && text.data() == line.text.data() &&
+                      body_at <= hit.stamp_at;
+    if (needle && !(memo && unmatched_.seen(body, hit.stamp_at - body_at))) {
       matches = matcher_.match(body, AppliesTo::Line, candidates);
       if (memo && matches.empty()) unmatched_.remember();
     }
+    // Later lines of this head take the shortcuts above (StampRoutes).
+    if (quiet && matches.empty() && stamp_in_body)
+      keep_stamp_route(text, hit.stamp_at, named_body, body, stream, launcher, prefix.srun_task,
+                       !prefix.nccl_host.empty());
     if (!matches.empty()) {
       Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);
       e.text = valid_text(body.substr(0, kMaxEventText), line.number);
@@ -463,7 +463,25 @@ class FileAnalyzer : public LineSink {
   // would find them. False: no route kept for its head, or no stamp where the route says.
   bool on_routed_stamp(const LineView& line, std::uint32_t stamp_at) {
     const StampRoute<StreamState>* route = stamp_routes_.find(line.text.substr(0, stamp_at + 1));
-    if (route == nullptr) return false;
+    return route != nullptr && take_routed_stamp(*route, line);
+  }
+
+  // The shortcut of a quiet line with a needle: routed by its head like a stamp-only line, its
+  // body given to the rules (or found in UnmatchedLines). False, for the full path: no route,
+  // a body NCCL's head may make count (RankMentions), or a rule matched (an event to build).
+  bool on_routed_needle_line(const LineView& line, const LineHit& hit) {
+    const StampRoute<StreamState>* route = stamp_routes_.find(line.text.substr(0, hit.stamp_at + 1));
+    if (route == nullptr || route->nccl_host || !hit.needle) return false;
+    const std::string_view body = line.text.substr(route->body_at);
+    if (!unmatched_.seen(body, hit.stamp_at - route->body_at)) {
+      if (!matcher_.match(body, AppliesTo::Line, hit.candidates).empty()) return false;
+      unmatched_.remember();
+    }
+    return take_routed_stamp(*route, line);
+  }
+
+  bool take_routed_stamp(const StampRoute<StreamState>& r, const LineView& line) {
+    const StampRoute<StreamState>* route = &r;
     std::optional<CivilTime> stamp;
     if (route->layout) stamp = read_time_with_layout(*route->layout, line.text);
     if (!stamp) stamp = parse_timestamp(line.text.substr(route->named_at));
@@ -478,14 +496,15 @@ class FileAnalyzer : public LineSink {
   // it: every prefix ends before the stamp (the head holds them and the byte after), and the
   // stamp was read from the body, where the shortcut reads it.
   void keep_stamp_route(std::string_view text, std::uint32_t stamp_at, std::string_view named_body,
-                        std::string_view body, StreamState& stream, bool launcher, int srun_task) {
+                        std::string_view body, StreamState& stream, bool launcher, int srun_task,
+                        bool nccl_host) {
     const std::size_t named_at = static_cast<std::size_t>(named_body.data() - text.data());
     const std::size_t body_at = static_cast<std::size_t>(body.data() - text.data());
     if (named_at > stamp_at || body_at > stamp_at || !stamp_routes_.has_room()) return;
     stamp_routes_.keep(text.substr(0, stamp_at + 1),
                        StampRoute<StreamState>{&stream, static_cast<std::uint32_t>(named_at),
                                                static_cast<std::uint32_t>(body_at), launcher, srun_task,
-                                               learn_time_layout(text, named_at, stamp_at)});
+                                               learn_time_layout(text, named_at, stamp_at), nccl_host});
   }
 
   // `launcher`: the line has no rank or tee prefix (the launcher agent, srun, slurmstepd).

@@ -31,6 +31,7 @@ struct StampRoute {
   // How the stamp at named_at continues after its time of day, when its shape allows reading
   // the time from the digits alone (timestamp.h).
   std::optional<TimeOfDayLayout> layout;
+  bool nccl_host = false;  // behind NCCL's `host:pid:tid` head: its body may name ranks
 };
 
 /// Routes by a line's head (its bytes up to and including the first byte of its first stamp:

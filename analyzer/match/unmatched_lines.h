@@ -2,10 +2,15 @@
 // the same warning every iteration on every rank (`[W1129 10:00:00.015838 ...] Warning: ...`),
 // each copy holding a rule's needle and each costing that rule's regex, only to fail again:
 // copies that differ only in their stamp fail alike, so the second one skips the regexes.
-// This holds because no rule may depend on the time of day a line was printed (rules/README.md).
+// This holds because no rule may depend on the time of day a line was printed (rules/README.md),
+// and because the rules see a line's body only: the caller gives the body, after the rank,
+// host and launcher prefixes, so that the same warning of every rank is one entry.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -14,45 +19,85 @@ namespace megatriage {
 
 class UnmatchedLines {
  public:
-  /// Whether a line that matched no rule had `text` (as given to RuleMatcher::match, its
-  /// `HH:MM:SS` starting at `stamp_at`), up to the digits of its stamp. Builds the key that
-  /// remember() keeps.
-  bool seen(std::string_view text, std::size_t stamp_at) {
+  /// Whether a line body that matched no rule had `body`'s text (its `HH:MM:SS` starting at
+  /// `stamp_at`), up to the digits of its stamp. Remembers where the stamp is, for remember().
+  bool seen(std::string_view body, std::size_t stamp_at) {
     // Lines whose texts vary beyond their stamps (ids, counters, durations in every c10 INFO
-    // line) seldom repeat: once a file's lines have shown that, the memo stops costing a copy
-    // and a hash of each (answering "not seen" is always right).
+    // line) seldom repeat: once a file's lines have shown that, the memo stops costing a
+    // lookup of each (answering "not seen" is always right).
     if (given_up_) return false;
     if (++asked_ == kTrial) given_up_ = found_ * kWorthIt < asked_;
-    key_.assign(text.substr(0, stamp_at));
-    key_ += '\x01';  // the stamp: `HH:MM:SS` and its fraction
-    std::size_t end = stamp_at + 8;
-    if (end < text.size() && (text[end] == '.' || text[end] == ',')) {
+    std::size_t end = stamp_at + 8;  // the stamp: `HH:MM:SS` and its fraction
+    if (end < body.size() && (body[end] == '.' || body[end] == ',')) {
       std::size_t digits = end + 1;
-      while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+      while (digits < body.size() && body[digits] >= '0' && body[digits] <= '9') ++digits;
       if (digits > end + 1) end = digits;
     }
-    if (end < text.size()) key_.append(text.substr(end));
-    const bool found = lines_.find(key_) != lines_.end();
+    last_ = Parts{body.substr(0, stamp_at), end < body.size() ? body.substr(end) : std::string_view{}};
+    const bool found = lines_.find(last_) != lines_.end();
     found_ += found;
     return found;
   }
 
   void clear() { lines_.clear(); }
 
-  /// Keeps the line the last seen() looked up: it matched no rule.
+  /// Keeps the line the last seen() looked up: it matched no rule. Valid while that line is.
   void remember() {
     // Lines that never repeat (a counter in each) would only fill memory.
-    if (!given_up_ && lines_.size() < kMaxLines) lines_.insert(key_);
+    if (!given_up_ && lines_.size() < kMaxLines) lines_.insert(Key{std::string(last_.head), std::string(last_.tail)});
   }
 
  private:
+  // A line without its stamp: the text before it and the text after it. Looked up as views
+  // into the line (no copy per line), kept as strings.
+  struct Parts {
+    std::string_view head, tail;
+  };
+  struct Key {
+    std::string head, tail;
+  };
+  // Hashes a few words at the ends of both parts and their lengths, not every byte: the memo is
+  // asked about most lines of a noisy file, and equal hashes are compared in full anyway. Lines
+  // of one kind differ at the end (a duration, a sequence number) or just after the stamp.
+  struct Hash {
+    using is_transparent = void;
+    static std::uint64_t word(std::string_view s, std::size_t at) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, s.data() + at, std::min<std::size_t>(8, s.size() - at));
+      return w;
+    }
+    static std::size_t of(std::string_view head, std::string_view tail) {
+      std::uint64_t h = head.size() * 0x9E3779B97F4A7C15ULL ^ tail.size();
+      auto mix = [&h](std::uint64_t w) { h = (h ^ w) * 0xFF51AFD7ED558CCDULL; h ^= h >> 32; };
+      if (!head.empty()) mix(word(head, head.size() > 8 ? head.size() - 8 : 0));
+      if (!tail.empty()) {
+        mix(word(tail, 0));
+        if (tail.size() > 8) mix(word(tail, 8));
+        if (tail.size() > 16) mix(word(tail, tail.size() - 16));
+        if (tail.size() > 24) mix(word(tail, tail.size() - 8));
+      }
+      return static_cast<std::size_t>(h);
+    }
+    std::size_t operator()(const Parts& p) const { return of(p.head, p.tail); }
+    std::size_t operator()(const Key& k) const { return of(k.head, k.tail); }
+  };
+  struct Equal {
+    using is_transparent = void;
+    static bool same(std::string_view a, std::string_view b, std::string_view c, std::string_view d) {
+      return a == c && b == d;
+    }
+    bool operator()(const Key& x, const Key& y) const { return same(x.head, x.tail, y.head, y.tail); }
+    bool operator()(const Parts& x, const Key& y) const { return same(x.head, x.tail, y.head, y.tail); }
+    bool operator()(const Key& x, const Parts& y) const { return same(x.head, x.tail, y.head, y.tail); }
+  };
+
   static constexpr std::size_t kMaxLines = 1024;
   static constexpr std::size_t kTrial = 4096;  // lines asked about before judging the memo
   static constexpr std::size_t kWorthIt = 8;   // ... which must have found one in this many
   std::size_t asked_ = 0, found_ = 0;
   bool given_up_ = false;
-  std::string key_;
-  std::unordered_set<std::string> lines_;
+  Parts last_;
+  std::unordered_set<Key, Hash, Equal> lines_;
 };
 
 }  // namespace megatriage

@@ -283,3 +283,31 @@ TEST_CASE("fast path: a stamp is read only where the search saw HH:MM:SS, or beh
   const std::string got = analyze(text, fast);
   CHECK(got.find("06:51:25") != std::string::npos);
 }
+
+TEST_CASE("fast path: a quiet line with a needle, routed by its head, still gives its event") {
+  // The first warning of each rank is routed in full and matches no rule, so its head keeps a
+  // route; later lines of that head with a needle take the route, and one that a rule matches
+  // (the `[c10d]` retry, a context rule) must still become an event, stamped and on its rank.
+  std::string text;
+  for (int i = 0; i < 40; ++i)
+    for (int rank = 0; rank < 2; ++rank) {
+      const std::string head = "[rank" + std::to_string(rank) + "]:[W1130 06:51:" + std::to_string(10 + i % 50);
+      text += head + ".100 ProcessGroupNCCL.cpp:4718] Warning: TORCH_NCCL_AVOID_RECORD_STREAMS is the default now\n";
+      text += head + ".200 ProcessGroupNCCL.cpp:1985] [PG ID 1 PG GUID 4 Rank " + std::to_string(rank) +
+              "] ProcessGroupNCCL broadcast unique ID through store took 0." + std::to_string(100 + i) + " ms\n";
+      if (i == 30 && rank == 1)
+        text += head + ".300 TCPStore.cpp:343] [c10d] TCP client failed to connect/validate to host 10.0.0.1:29500 - "
+                       "retrying (try=0, timeout=600000ms, delay=36215ms)\n";
+    }
+  check_same_for_every_buffer(text, "routed needle lines");
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  const std::string got = analyze(text, fast);
+  const std::size_t event = got.find("event ");
+  REQUIRE(event != std::string::npos);  // the retry, and no other line, is an event
+  CHECK(got.find("event ", event + 1) == std::string::npos);
+  const std::string event_line = got.substr(event, got.find('\n', event) - event);
+  CHECK(event_line.find(" rule ") != std::string::npos);
+  CHECK(event_line.find("rank 1 ") != std::string::npos);
+  CHECK(event_line.find("06:51:40") != std::string::npos);  // its own stamp
+}
