@@ -1,6 +1,7 @@
 #include "extract/prefix_learning.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "base/text_util.h"
 #include "extract/timestamp.h"
@@ -416,14 +417,20 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
   std::size_t lines = 0;
   std::string scratch;
   std::size_t at = 0;
+  // Most heads hold neither: one look at the whole head spares one per line (every file of a
+  // job of thousands of small rank files has its head read here).
+  const bool has_cr = std::memchr(head.data(), '\r', head.size()) != nullptr;
+  const bool has_escape = std::memchr(head.data(), '\x1b', head.size()) != nullptr;
   for (std::size_t count = 0; at < head.size() && count < kMaxHeadLines; ++count) {
     std::size_t nl = head.find('\n', at);
     std::string_view line = head.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
     at = nl == std::string_view::npos ? head.size() : nl + 1;
-    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::size_t cr = line.rfind('\r');
-    if (cr != std::string_view::npos) line.remove_prefix(cr + 1);
-    if (line.find('\x1b') != std::string_view::npos) {
+    if (has_cr) {
+      while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      std::size_t cr = line.rfind('\r');
+      if (cr != std::string_view::npos) line.remove_prefix(cr + 1);
+    }
+    if (has_escape && line.find('\x1b') != std::string_view::npos) {
       scratch = strip_terminal_escapes(line);
       line = scratch;
     }
@@ -441,8 +448,8 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
         s.last_number = number;
         continue;
       }
-      std::string id(p.body.substr(0, n));  // the exact text: how many values repeat
-      if (std::find(s.writers.begin(), s.writers.end(), id) == s.writers.end()) s.writers.push_back(std::move(id));
+      const std::string_view id = p.body.substr(0, n);  // the exact text: how many values repeat
+      if (std::find(s.writers.begin(), s.writers.end(), id) == s.writers.end()) s.writers.emplace_back(id);
     }
   }
   for (std::size_t k = 0; k < kKindCount; ++k) {
