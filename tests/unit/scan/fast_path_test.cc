@@ -311,3 +311,33 @@ TEST_CASE("fast path: a quiet line with a needle, routed by its head, still give
   CHECK(event_line.find("rank 1 ") != std::string::npos);
   CHECK(event_line.find("06:51:40") != std::string::npos);  // its own stamp
 }
+
+TEST_CASE("fast path: routed stamps give events, clock steps and the file's last stamp as parsed ones") {
+  // Two ranks print stamped lines that only move their clocks (StampRoutes' shortcut), then
+  // rank 1 prints a traceback without stamps (it inherits rank 1's last stamp), rank 0's clock
+  // steps back two minutes (a diagnostic), and the file ends on one of those lines.
+  std::string text;
+  auto line = [&text](int rank, int minute, int second, int micros, const std::string& what) {
+    char stamp[64];
+    std::snprintf(stamp, sizeof stamp, "2026-11-30 06:%02d:%02d,%03d", minute, second, micros);
+    text += "[rank" + std::to_string(rank) + "]:" + stamp + " - INFO - " + what + "\n";
+  };
+  for (int i = 0; i < 60; ++i) {
+    line(0, 10 + i / 30, i % 60, i, "step " + std::to_string(i));
+    line(1, 10 + i / 30, i % 60, 500 + i, "step " + std::to_string(i));
+  }
+  text += "[rank1]:Traceback (most recent call last):\n"
+          "[rank1]:  File \"/w/train.py\", line 3, in <module>\n"
+          "[rank1]:    main()\n"
+          "[rank1]:ValueError: bad batch\n";
+  for (int i = 0; i < 5; ++i) line(0, 9, 30 + i, 0, "late " + std::to_string(i));  // two minutes back
+  for (int i = 0; i < 5; ++i) line(0, 11, 40 + i, 7, "on " + std::to_string(i));
+  check_same_for_every_buffer(text, "routed stamps");
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  const std::string got = analyze(text, fast);
+  INFO(got);
+  CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);
+  CHECK(got.find("at 2026-11-30 06:11:59.559") != std::string::npos);  // rank 1's last stamp, inherited by its traceback
+  CHECK(got.find("last 2026-11-30 06:11:44.007") != std::string::npos);  // the file's last stamp
+}
