@@ -102,14 +102,21 @@ std::string matched_text(const Event& e) {
 
 // Texts the trigger search watches per line (TriggerScanner::watch), so that a line known not
 // to hold them skips the look for them: bit 0 ESC (terminal escapes to strip), the next bits
-// ConfigExtractor::gpu_vendor_literals() (the GPU model scan).
-std::vector<std::string> watched_texts() {
-  std::vector<std::string> watched{"\x1b"};
-  for (const std::string& l : ConfigExtractor::gpu_vendor_literals()) watched.push_back(l);
+// ConfigExtractor::gpu_vendor_literals() (the GPU model scan), the last one every anchor that
+// is not a fact's (a traceback's, a ChildFailedError table's, an NCCL host line's): a quiet line
+// without those matters only for its time, its rules and its facts.
+std::vector<std::vector<std::string>> watched_texts() {
+  std::vector<std::vector<std::string>> watched{{"\x1b"}};
+  for (const std::string& l : ConfigExtractor::gpu_vendor_literals()) watched.push_back({l});
+  std::vector<std::string>& structure = watched.emplace_back();
+  for (std::string_view l : kTracebackAnchors) structure.emplace_back(l);
+  for (std::string_view l : ChildFailureTable::trigger_literals()) structure.emplace_back(l);
+  for (std::string_view l : kHostLines) structure.emplace_back(l);
   return watched;
 }
 constexpr std::uint8_t kWatchEscape = 1;
-const std::uint8_t kWatchGpu = static_cast<std::uint8_t>(((1U << watched_texts().size()) - 1) & ~1U);
+const std::uint8_t kWatchStructure = static_cast<std::uint8_t>(1U << (watched_texts().size() - 1));
+const std::uint8_t kWatchGpu = static_cast<std::uint8_t>((kWatchStructure - 1) & ~1U);
 
 // The sink of the one line path: runs the per-line extractors over the lines a LineSearcher
 // shows it, and knows nothing of splitting or searching. Copyable, so that a watcher can take a
@@ -203,14 +210,15 @@ class FileAnalyzer : public LineSink {
   // The extractors run here, not in a helper: this is the one call per examined line (private:
   // only the searcher calls it, through LineSink).
   void on_line(const LineView& line, const LineHit& hit) override {
-    // A stamped line without an anchor, while nothing in the file is open, matters only for its
-    // time and its rules: its stream is the one its head leads to (StampRoutes), and unless a
-    // rule matches its body, the stamp is all it adds. Such lines are most of a noisy log (c10
-    // warnings and INFO lines of every rank, each with a rule's needle).
-    const bool quiet = hit.stamp_at != LineHit::kNoStamp && !hit.may_anchor && open_structures_ == 0 &&
-                       adoptions_.empty() && (hit.may_hold & kWatchEscape) == 0;
+    // A stamped line without a traceback's, table's or host line's anchor, while nothing in the
+    // file is open, matters only for its time, its rules and its facts: its stream is the one
+    // its head leads to (StampRoutes), and unless a rule matches its body, the stamp and the
+    // facts are all it adds. Such lines are most of a noisy log (c10 warnings and INFO lines of
+    // every rank, each with a rule's needle; logging-stamped Megatron iteration lines).
+    const bool quiet = hit.stamp_at != LineHit::kNoStamp && open_structures_ == 0 && adoptions_.empty() &&
+                       (hit.may_hold & (kWatchEscape | kWatchStructure)) == 0;
     if (quiet && hit.only_stamps && on_routed_stamp(line, hit.stamp_at)) return;
-    if (quiet && !hit.only_stamps && on_routed_needle_line(line, hit)) return;
+    if (quiet && !hit.only_stamps && on_routed_line(line, hit)) return;
     const bool triggered = hit.triggered, needle = hit.needle;
     const std::vector<int>* candidates = hit.candidates;
     const std::uint8_t may_hold = hit.may_hold;
@@ -298,6 +306,11 @@ class FileAnalyzer : public LineSink {
       e.matches = std::move(matches);
       push(std::move(e), stream, stamp.has_value());
     }
+    update_busy(stream);
+  }
+
+  // Counts the streams inside a traceback or an arguments dump (open_structures_).
+  void update_busy(StreamState& stream) {
     bool busy = stream.builder.active() || stream.config.in_args_dump();
     if (busy != stream.busy) {
       stream.busy = busy;
@@ -466,18 +479,28 @@ class FileAnalyzer : public LineSink {
     return route != nullptr && take_routed_stamp(*route, line);
   }
 
-  // The shortcut of a quiet line with a needle: routed by its head like a stamp-only line, its
-  // body given to the rules (or found in UnmatchedLines). False, for the full path: no route,
-  // a body NCCL's head may make count (RankMentions), or a rule matched (an event to build).
-  bool on_routed_needle_line(const LineView& line, const LineHit& hit) {
+  // The shortcut of a quiet line with a needle or a fact's anchor: routed by its head like a
+  // stamp-only line, its body given to the rules (or found in UnmatchedLines) and to the
+  // stream's fact extractor, as on_line() would. False, for the full path: no route, a body
+  // NCCL's head may make count (RankMentions), or a rule matched (an event to build).
+  bool on_routed_line(const LineView& line, const LineHit& hit) {
     const StampRoute<StreamState>* route = stamp_routes_.find(line.text.substr(0, hit.stamp_at + 1));
-    if (route == nullptr || route->nccl_host || !hit.needle) return false;
+    if (route == nullptr || route->nccl_host) return false;
     const std::string_view body = line.text.substr(route->body_at);
-    if (!unmatched_.seen(body, hit.stamp_at - route->body_at)) {
+    if (hit.needle && !unmatched_.seen(body, hit.stamp_at - route->body_at)) {
       if (!matcher_.match(body, AppliesTo::Line, hit.candidates).empty()) return false;
       unmatched_.remember();
     }
-    return take_routed_stamp(*route, line);
+    if (!take_routed_stamp(*route, line)) return false;
+    if (hit.may_anchor) {
+      StreamState& stream = *route->stream;
+      const std::size_t facts_before = new_facts_.size();
+      stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, new_facts_,
+                         (hit.may_hold & kWatchGpu) != 0);
+      if (new_facts_.size() != facts_before) keep_facts();
+      update_busy(stream);  // an arguments dump may start here
+    }
+    return true;
   }
 
   bool take_routed_stamp(const StampRoute<StreamState>& r, const LineView& line) {

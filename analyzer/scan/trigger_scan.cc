@@ -262,15 +262,26 @@ TriggerScanner::~TriggerScanner() {
 }
 
 void TriggerScanner::watch(const std::vector<std::string>& watched) {
+  std::vector<std::vector<std::string>> groups;
+  for (const std::string& text : watched) groups.push_back({text});
+  watch(groups);
+}
+
+void TriggerScanner::watch(const std::vector<std::vector<std::string>>& watched) {
   watch_bits_.assign(literals_.size(), 0);
   uncertain_watches_ = 0;
   for (std::size_t i = 0; i < watched.size() && i < 8; ++i) {
     const auto bit = static_cast<std::uint8_t>(1U << i);
-    bool covered = false;
-    for (std::size_t l = 0; l < literals_.size(); ++l) {
-      if (watched[i].find(literals_[l]) == std::string::npos) continue;
-      watch_bits_[l] |= bit;
-      covered = true;
+    // A group is told apart only when each of its texts is.
+    bool covered = !watched[i].empty();
+    for (const std::string& text : watched[i]) {
+      bool this_covered = false;
+      for (std::size_t l = 0; l < literals_.size(); ++l) {
+        if (text.find(literals_[l]) == std::string::npos) continue;
+        watch_bits_[l] |= bit;
+        this_covered = true;
+      }
+      covered = covered && this_covered;
     }
     if (!covered) {
       uncertain_watches_ |= bit;

@@ -71,6 +71,8 @@ class TriggerScanner {
   /// literal and kStamp, and lines without any hit must be treated as possibly holding it (see
   /// uncertain_watches()). Before watch() is called every text is uncertain.
   void watch(const std::vector<std::string>& watched);
+  /// The same for groups of texts: bit i stands for any text of watched[i].
+  void watch(const std::vector<std::vector<std::string>>& watched);
   std::uint8_t watch_bits(std::uint16_t literal) const {
     return literal < watch_bits_.size() ? watch_bits_[literal] : uncertain_watches_;
   }

@@ -341,3 +341,44 @@ TEST_CASE("fast path: routed stamps give events, clock steps and the file's last
   CHECK(got.find("at 2026-11-30 06:11:59.559") != std::string::npos);  // rank 1's last stamp, inherited by its traceback
   CHECK(got.find("last 2026-11-30 06:11:44.007") != std::string::npos);  // the file's last stamp
 }
+
+TEST_CASE("fast path: routed lines with a fact's anchor give the facts of a full analysis") {
+  // Stamps on every line: logging-stamped lines and Megatron's own iteration lines (the
+  // `iteration ` anchor), each iteration line after the first taking the route its head keeps; a
+  // GPU line (an anchor too), an arguments dump and a traceback follow, so that facts on the
+  // route and the return to the full path are compared with examining every line.
+  std::string text;
+  auto line = [&text](int i, const std::string& what) {
+    char stamp[64];
+    std::snprintf(stamp, sizeof stamp, "2026-11-30 06:%02d:%02d,%03d - INFO - ", 10 + i / 60, i % 60, i % 1000);
+    text += std::string(stamp) + what + "\n";
+  };
+  for (int i = 0; i < 40; ++i) {
+    line(3 * i, "nemo.collections.llm.gpt.data - Loading batch " + std::to_string(i));
+    char stamp[32];
+    std::snprintf(stamp, sizeof stamp, " [2026-11-30 06:%02d:%02d] ", 10 + i / 60, i % 60);
+    text += std::string(stamp) + "iteration " + std::to_string(i + 1) +
+            "/ 500000 | consumed samples: 512 | global batch size: 16 | lm loss: 7.5" + std::to_string(i) +
+            "E+00 | grad norm: 1.2 |\n";
+    if (i == 20) line(3 * i + 2, "GPU 0: NVIDIA H100 80GB HBM3");
+  }
+  text += "------------------------ arguments ------------------------\n"
+          "  micro_batch_size ................................ 2\n"
+          "  tensor_model_parallel_size ...................... 4\n"
+          "-------------------- end of arguments ---------------------\n";
+  text += " [2026-11-30 06:12:11] iteration 41/ 500000 | consumed samples: 512 | global batch size: 16 | lm loss: nan |\n";
+  text += "Traceback (most recent call last):\n"
+          "  File \"/w/train.py\", line 3, in <module>\n"
+          "    main()\n"
+          "ValueError: bad batch\n";
+  check_same_for_every_buffer(text, "routed fact lines");
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  const std::string got = analyze(text, fast);
+  INFO(got);
+  CHECK(got.find("fact last_iteration=41") != std::string::npos);
+  CHECK(got.find("fact global_batch_size=16") != std::string::npos);
+  CHECK(got.find("fact tensor_model_parallel_size=4") != std::string::npos);
+  CHECK(got.find("fact gpu_model=H100") != std::string::npos);
+  CHECK(got.find("ValueError") != std::string::npos);
+}
