@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -215,6 +216,9 @@ int run_partial(const PartialOptions& options, std::string& err) {
   const std::vector<Diagnostic>& run = analyzed.run_diags.items();
   p.diagnostics.assign(run.begin() + static_cast<long>(analyzed.rules_diagnostics), run.end());
   if (analyzed.usage_error) p.problem = analyzed.usage_message;
+  // What the one-scan command would look for beside these paths; the merge decides which are
+  // the job's, against every node's log names.
+  if (triage.scripts.empty()) p.scripts = scripts_beside(triage.paths, triage.display_prefix);
   p.files = std::move(analyzed.results);
   p.context.reserve(p.files.size());
   for (const FileResult& r : p.files) p.context.push_back(context_of(r, *analyzed.matcher, options));
@@ -376,6 +380,15 @@ MergeOutcome run_merge(const MergeOptions& options) {
     p.files.clear();
     p.files.shrink_to_fit();
   }
+  // The batch scripts beside the logs: those read here, then each report's in turn. A script
+  // every node sees (shared storage) is one script, named as the first report names it.
+  std::vector<FoundScript> scripts;
+  if (!triage.paths.empty()) scripts = scripts_beside(triage.paths);
+  std::set<std::pair<std::string, std::optional<std::string>>> seen_scripts;
+  for (const FoundScript& f : scripts) seen_scripts.insert({f.path, f.text});
+  for (ReadPartial& r : partials)
+    for (FoundScript& f : r.partial.scripts)
+      if (seen_scripts.insert({f.path, f.text}).second) scripts.push_back(std::move(f));
   std::stable_sort(walked.begin(), walked.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return std::tie(a.path, a.code) < std::tie(b.path, b.code);
   });
@@ -441,6 +454,7 @@ MergeOutcome run_merge(const MergeOptions& options) {
                              (options.inputs.empty() ? std::string("the arguments") : options.inputs.front());
   }
   TriageOptions with_kept = triage;
+  with_kept.found_scripts = std::move(scripts);
   with_kept.kept_context = [kept](const std::string& path) -> std::optional<std::vector<ContextLine>> {
     auto it = kept->find(path);
     if (it == kept->end()) return std::nullopt;

@@ -251,6 +251,19 @@ Out file_json(const FileResult& r, const std::vector<ContextLine>& context, cons
   return o;
 }
 
+Out script_json(const FoundScript& f) {
+  Out o;
+  o["path"] = text_json(f.name);
+  o["read_as"] = text_json(f.path);
+  if (f.text) o["text"] = text_json(*f.text);
+  if (!f.problems.empty()) {
+    Out diags = Out::array();
+    for (const Diagnostic& d : f.problems) diags.push_back(diagnostic_json(d));
+    o["diagnostics"] = std::move(diags);
+  }
+  return o;
+}
+
 // ---------------------------------------------------------------- reading
 // A pull reader (base/json_cursor.h), not a tree: a merge of 1,024 reports is mostly reading
 // them. Keys are taken in any order and unknown ones skipped; a value of the wrong kind throws,
@@ -293,6 +306,18 @@ Diagnostic diagnostic_from(JsonCursor& in) {
     else in.skip();
   });
   return d;
+}
+
+FoundScript script_from(JsonCursor& in) {
+  FoundScript f;
+  in.object([&](std::string_view key) {
+    if (key == "path") f.name = text_from(in);
+    else if (key == "read_as") f.path = text_from(in);
+    else if (key == "text") f.text = text_from(in);
+    else if (key == "diagnostics") in.array([&] { f.problems.push_back(diagnostic_from(in)); });
+    else in.skip();
+  });
+  return f;
 }
 
 ExceptionBlock block_from(JsonCursor& in) {
@@ -512,6 +537,9 @@ std::string partial_to_json(const PartialReport& p, const RuleMatcher* matcher) 
   Out diags = Out::array();
   for (const Diagnostic& d : p.diagnostics) diags.push_back(diagnostic_json(d));
   o["diagnostics"] = std::move(diags);
+  Out scripts = Out::array();
+  for (const FoundScript& f : p.scripts) scripts.push_back(script_json(f));
+  o["scripts"] = std::move(scripts);
   Out files = Out::array();
   static const std::vector<ContextLine> kNone;
   for (std::size_t i = 0; i < p.files.size() && matcher != nullptr; ++i)
@@ -569,6 +597,7 @@ PartialParse partial_from_json(std::string_view text, const RuleMatcher& matcher
       else if (key == "context_lines") p.context_lines = in.uint64();
       else if (key == "problem") p.problem = in.string();
       else if (key == "diagnostics") in.array([&] { p.diagnostics.push_back(diagnostic_from(in)); });
+      else if (key == "scripts") in.array([&] { p.scripts.push_back(script_from(in)); });
       else if (key == "files")
         in.array([&] {
           p.context.emplace_back();

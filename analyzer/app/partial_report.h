@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/script_discovery.h"
 #include "base/diagnostics.h"
 #include "extract/file_result.h"
 #include "match/rule_matcher.h"
@@ -18,7 +19,8 @@ namespace megatriage {
 
 /// What the first key says; a reader refuses any other `format` or `version`.
 inline constexpr const char* kPartialFormat = "megatriage-partial";
-inline constexpr int kPartialVersion = 1;
+/// 2: `scripts` (the batch scripts found beside the logs) was added.
+inline constexpr int kPartialVersion = 2;
 
 /// One node's partial report.
 struct PartialReport {
@@ -32,6 +34,9 @@ struct PartialReport {
   std::size_t context_lines = 0;      // lines kept each side of an event that can be a root
   std::string problem;                // why the node had nothing usable (a missing path); empty
   std::vector<Diagnostic> diagnostics;  // run-level (the walk's, duplicates), not the rules'
+  // The batch scripts beside the node's log folders, read (the merge decides which are the
+  // job's: that takes every node's log names).
+  std::vector<FoundScript> scripts;
   std::vector<FileResult> files;        // in file-id order, ids from 0
   // Per file (same index): the raw lines around the events that can be a root cause, sorted
   // by line, for `--context` in a merge that cannot read the file.

@@ -75,18 +75,17 @@ std::string job_name_of(const std::string& text, const std::string& path) {
   return name.empty() ? std::string(last_component(path)) : name;
 }
 
-// Keeps `candidate` when a log name fits its output patterns; else says why not in `diags`.
-bool belongs_to_logs(const std::string& candidate, const std::vector<std::string>& log_files, DiagnosticSink& diags) {
-  DiagnosticSink reading;
-  const std::optional<std::string> text = read_batch_script(candidate, candidate, reading);
-  if (!text) {
-    for (const Diagnostic& d : reading.items())
+// Whether a log name fits `script`'s output patterns; if not, says why in `diags`.
+bool belongs_to_logs(const FoundScript& script, const std::vector<std::string>& log_files, DiagnosticSink& diags) {
+  if (!script.text) {
+    for (const Diagnostic& d : script.problems)
       diags.add(Severity::Info, "lint.script-not-attached",
-                "'" + candidate + "' beside the logs was not linted: " + d.message + " [" + d.code + "]", candidate);
+                "'" + script.name + "' beside the logs was not linted: " + d.message + " [" + d.code + "]",
+                script.name);
     return false;
   }
-  const OutputPatterns given = output_patterns(*text, "");
-  const std::string job_name = job_name_of(*text, candidate);
+  const OutputPatterns given = output_patterns(*script.text, "");
+  const std::string job_name = job_name_of(*script.text, script.path);
   std::vector<std::string> patterns;
   if (!given.output.empty()) patterns.push_back(given.output);
   if (!given.error.empty()) patterns.push_back(given.error);
@@ -97,10 +96,10 @@ bool belongs_to_logs(const std::string& candidate, const std::vector<std::string
   std::string shown;
   for (const std::string& pattern : patterns) shown += (shown.empty() ? "" : ", ") + pattern;
   diags.add(Severity::Info, "lint.script-not-attached",
-            "'" + candidate + "' beside the logs is not this job's batch script: its output names (" + shown +
+            "'" + script.name + "' beside the logs is not this job's batch script: its output names (" + shown +
                 ", job name " + job_name + ") match none of the " + std::to_string(log_files.size()) +
                 " log files; it was not linted",
-            candidate, 0, "pass --script " + candidate + " if it is the job's script");
+            script.name, 0, "pass --script " + script.name + " if it is the job's script");
   return false;
 }
 
@@ -110,10 +109,7 @@ bool output_pattern_matches(std::string_view pattern, std::string_view job_name,
   return match_from(last_component(pattern), 0, job_name, last_component(log_path), 0);
 }
 
-std::vector<std::string> find_scripts(const std::vector<std::string>& given,
-                                      const std::vector<std::string>& log_paths,
-                                      const std::vector<std::string>& log_files, DiagnosticSink& diags) {
-  if (!given.empty()) return given;
+std::vector<FoundScript> scripts_beside(const std::vector<std::string>& log_paths, const std::string& display_prefix) {
   namespace fs = std::filesystem;
   std::vector<std::string> candidates;
   for (const auto& arg : log_paths) {
@@ -133,10 +129,25 @@ std::vector<std::string> find_scripts(const std::vector<std::string>& given,
         if (std::find(candidates.begin(), candidates.end(), h) == candidates.end()) candidates.push_back(h);
     }
   }
-  std::vector<std::string> found;
-  for (const std::string& c : candidates)
-    if (belongs_to_logs(c, log_files, diags)) found.push_back(c);
+  std::vector<FoundScript> found;
+  for (std::string& path : candidates) {
+    FoundScript script;
+    script.name = display_prefix + path;
+    DiagnosticSink reading;
+    script.text = read_batch_script(path, script.name, reading);
+    script.problems = reading.take();
+    script.path = std::move(path);
+    found.push_back(std::move(script));
+  }
   return found;
+}
+
+std::vector<FoundScript> scripts_of_logs(const std::vector<FoundScript>& found,
+                                         const std::vector<std::string>& log_files, DiagnosticSink& diags) {
+  std::vector<FoundScript> ours;
+  for (const FoundScript& script : found)
+    if (belongs_to_logs(script, log_files, diags)) ours.push_back(script);
+  return ours;
 }
 
 }  // namespace megatriage

@@ -48,6 +48,11 @@ void add_script_findings(Report& report, const std::vector<std::string>& scripts
   }
 }
 
+void add_found_script_findings(Report& report, const std::vector<FoundScript>& scripts, const KnowledgeTables& tables) {
+  for (const FoundScript& script : scripts)
+    if (script.text) add_findings(report, script.name, *script.text, tables);
+}
+
 void add_script_text_findings(Report& report, const std::string& name, std::string_view text,
                               const KnowledgeTables& tables, DiagnosticSink& diags) {
   // sacct prints "Batch Script for 5" and a rule of dashes before the script.

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/script_discovery.h"
 #include "base/diagnostics.h"
 #include "match/knowledge_tables.h"
 #include "model/report.h"
@@ -23,6 +24,10 @@ namespace megatriage {
 /// where the report is made.
 void add_script_findings(Report& report, const std::vector<std::string>& scripts, const KnowledgeTables& tables,
                          DiagnosticSink& diags);
+
+/// The same for scripts found beside the logs and already read (app/script_discovery.h, or a
+/// partial report's): each listed as its name. A script without text is skipped.
+void add_found_script_findings(Report& report, const std::vector<FoundScript>& scripts, const KnowledgeTables& tables);
 
 /// The same for a batch script SLURM printed (`sacct --batch-script`, `scontrol write
 /// batch_script JOB -`), listed as `name`: lines before its `#!` or first `#SBATCH` (sacct's

@@ -259,7 +259,7 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
     if (options.rank_timeline)
       report.rank_timeline = build_rank_timeline(timeline, finding, matcher, report.symptoms, results);
   };
-  std::vector<std::string> scripts;
+  std::vector<FoundScript> scripts;  // found beside the logs, and the job's
   std::vector<Diagnostic> file_diagnostics;
   DiagnosticSink script_diags;  // the timeline side may write run_diags meanwhile
   auto file_side = [&] {
@@ -273,13 +273,17 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
       log_files.push_back(r.file.display_path);
       for (auto& d : r.diagnostics) file_diagnostics.push_back(std::move(d));
     }
-    scripts = find_scripts(options.scripts, options.paths, log_files, script_diags);
+    // --script is taken as given, and read with the findings below.
+    if (options.scripts.empty())
+      scripts = scripts_of_logs(options.found_scripts ? *options.found_scripts : scripts_beside(options.paths),
+                                log_files, script_diags);
   };
   run_beside(threads, timeline_side, file_side);
   for (auto& d : script_diags.take()) run_diags.add(std::move(d));
   if (report.root_cause)
     for (auto& d : untyped_value_diagnostics(*report.root_cause)) run_diags.add(std::move(d));
-  add_script_findings(report, scripts, matcher.tables(), run_diags);
+  add_script_findings(report, options.scripts, matcher.tables(), run_diags);
+  add_found_script_findings(report, scripts, matcher.tables());
   if (report.root_cause && root_file) {
     // A file read on another node (`merge`): the lines its partial report kept around it.
     std::optional<std::vector<ContextLine>> kept;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/job_selection.h"
+#include "app/script_discovery.h"
 #include "extract/extract.h"
 #include "match/rule_matcher.h"
 #include "model/report.h"
@@ -38,6 +39,9 @@ struct TriageOptions {
   bool rank_timeline = false;            // fill Report::rank_timeline (--format html draws it)
   std::string display_prefix;            // `partial --host`: put before every display path ("node012:")
   KeptContext kept_context;              // `merge`: context lines of files read elsewhere
+  // `merge`: the batch scripts found beside the logs of every partial report (and --logs);
+  // none: look beside `paths`. Unused with --script.
+  std::optional<std::vector<FoundScript>> found_scripts;
   AnalyzeOptions analyze;
 };
 

@@ -44,9 +44,9 @@ cp "$tmp/spool/77/n1.json" "$tmp/other/n0.json"
 expect_rc 2 "merge of two jobs" "$megatriage" merge "$tmp/other"
 grep -q "different jobs" "$tmp/err" && grep -q "job 77" "$tmp/err" && grep -q "job 78" "$tmp/err" ||
   { echo "FAIL two jobs: $(cat "$tmp/err")"; fail=1; }
-sed 's/"version":1,/"version":2,/' "$tmp/spool/77/n1.json" >"$tmp/v2.json"
-expect_rc 2 "merge of an unknown version" "$megatriage" merge "$tmp/v2.json"
-grep -q "version 2" "$tmp/err" || { echo "FAIL unknown version: $(cat "$tmp/err")"; fail=1; }
+sed 's/"version":2,/"version":3,/' "$tmp/spool/77/n1.json" >"$tmp/v3.json"
+expect_rc 2 "merge of an unknown version" "$megatriage" merge "$tmp/v3.json"
+grep -q "version 3" "$tmp/err" || { echo "FAIL unknown version: $(cat "$tmp/err")"; fail=1; }
 head -c 300 "$tmp/spool/77/n1.json" >"$tmp/cut.json"
 expect_rc 2 "merge of a damaged report" "$megatriage" merge "$tmp/cut.json"
 expect_rc 2 "merge of a report of the main command" "$megatriage" merge "$tmp/m.json"

@@ -4,7 +4,9 @@ splits of its files into groups (one partial of the whole folder, one partial pe
 halves, the halves compressed), merging the groups' partial reports gives exactly the report of
 `megatriage` on the folder: JSON byte for byte, and text, markdown and html for the one-per-file
 split. With paths qualified by a host (`--host node7`), the reports are equal once the `node7:`
-is taken off every path. Two hosts: the same root cause, each file named as its host's. Each
+is taken off every path. Two hosts: the same root cause, each file named as its host's. A
+fixture with a batch script beside logs/: the scripts found there are attached and linted alike
+when the partial reports carry them (one node, or two holding a half of the logs each). Each
 partial report validates against schema/partial.schema.json.
 Usage: partial_test.py MEGATRIAGE REPO_ROOT LOG_FOLDER_PARENT [--jobs N]
 LOG_FOLDER_PARENT holds logs/ (a fixture's folder, or a generated job)."""
@@ -114,6 +116,58 @@ with tempfile.TemporaryDirectory() as tmp:
             failures.append(f"{case_dir.name}: two hosts: files {paths[:4]}... are not {want[:4]}...")
         if (merged.get("root_cause") or {}).get("category") != (one.get("root_cause") or {}).get("category"):
             failures.append(f"{case_dir.name}: two hosts: a root cause of another category")
+
+    # Batch scripts beside the logs (a fixture that has one: job.sbatch next to logs/), with a
+    # script of the same job that lint finds a problem in, another job's script and an empty
+    # one: the one scan attaches and lints the job's, and names the others. A partial report of
+    # a folder carries the scripts beside it; the merge attaches them by every node's log names.
+    # Two nodes each hold a half of the logs in their own logs/ (the scripts beside one node's,
+    # then the other's; the job's own script beside both, as on shared storage): the merged
+    # report is the one scan's.
+    scripts = sorted(p for p in case_dir.iterdir() if p.suffix in (".sbatch", ".slurm") and p.is_file())
+    if scripts:
+        beside = work / "beside"
+        beside.mkdir()
+        shutil.copytree(work / "logs", beside / "logs", symlinks=True)
+        for script in scripts:
+            shutil.copy(script, beside / script.name)
+        job_name = next((line.split("=", 1)[1].strip() for line in scripts[0].read_text().splitlines()
+                         if line.startswith("#SBATCH --job-name=")), scripts[0].name)
+        trip = (root / "fixtures" / "lint" / "trip-cuda-device-max-connections.sbatch").read_text()
+        (beside / "other.slurm").write_text(trip)
+        (beside / "tripped.sbatch").write_text(trip.replace("#SBATCH --job-name=megatron", f"#SBATCH --job-name={job_name}"))
+        (beside / "empty.sbatch").write_text("")
+        extra = ["other.slurm", "tripped.sbatch", "empty.sbatch"]
+        for path in sorted(beside.rglob("*")) + [beside]:
+            os.utime(path, (1796040000, 1796040000), follow_symlinks=False)
+        one_scan = {name: run(formats[name] + ["--jobs", jobs, "logs"], beside) for name in ("json", "text")}
+        want = json.loads(one_scan["json"])
+        checks = [c["id"] for c in (want.get("root_cause") or {}).get("checks", [])]
+        left_out = [d["path"] for d in want["diagnostics"] if d["code"] == "lint.script-not-attached"]
+        if "tripped.sbatch" not in want.get("scripts", []) or (want.get("root_cause") and not any(
+                c.startswith("lint.") for c in checks)) or sorted(left_out) != ["empty.sbatch", "other.slurm"]:
+            failures.append(f"{case_dir.name}: scripts beside the logs: the one scan attached {want.get('scripts')}, "
+                            f"checks {checks}, left out {left_out}: not what this test is about")
+        node_splits = {"one": None, "scripts-n0": 0, "scripts-n1": 1}
+        for split, holder in node_splits.items():
+            parts = beside / f"parts-{split}"
+            if holder is None:
+                run(["partial", "--host", "", "--jobs", jobs, "-o", str(parts / "p.json"), "logs"], beside, ok=(0, 2))
+            for k, group in enumerate(splits["halves"] if holder is not None else []):
+                node = beside / f"{split}-n{k}"
+                (node / "logs").mkdir(parents=True)
+                for f in group:
+                    shutil.copy2(work / f, node / f)
+                for script in scripts + [beside / name for name in extra if k == holder]:
+                    shutil.copy2(script, node / script.name)
+                os.utime(node / "logs", (1796040000, 1796040000))
+                run(["partial", "--host", "", "--jobs", jobs, "-o", str(parts / f"p{k}.json"), "logs"], node, ok=(0, 2))
+            for name in ("json", "text"):
+                if run(["merge"] + formats[name] + ["--jobs", jobs, str(parts)], beside) != one_scan[name]:
+                    failures.append(f"{case_dir.name}: scripts beside the logs, split {split}: the merged {name} report differs")
+            for p in sorted(parts.iterdir()):
+                for error in validator.iter_errors(json.loads(p.read_text())):
+                    failures.append(f"{case_dir.name}: {split}/{p.name}: {error.message} at {list(error.path)}")
 
 for f in failures:
     print(f)

@@ -9,37 +9,11 @@
 # the EpilogSlurmctld post-mortem merges them, and a missing node's report is named.
 # Usage: partial_test.sh MEGATRIAGE SOURCE_DIR     (as root)
 set -euo pipefail
-MT=$(realpath "$1")
-SRC=$(realpath "$2")
-T0=$SECONDS
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "[partial-test $((SECONDS - T0))s] $*"; }
-[[ $(id -u) == 0 ]] || fail "must run as root (it starts SLURM's daemons)"
-
-BASE=$(mktemp -d /tmp/mt-partial.XXXXXX)
-chmod 755 "$BASE"
-STATE=$BASE/slurm ADMIN=$BASE/admin HOOKS=$BASE/hooks JOBS=$BASE/jobs
-cleanup() {
-  local rc=$?
-  if (( rc != 0 )); then
-    tail -n 20 "$STATE"/log/slurmctld.log >&2 || true
-    tail -n 20 "$STATE"/log/slurmd*.log >&2 || true
-    for f in "$ADMIN"/*.txt "$JOBS"/multi/logs/*; do [[ -e $f ]] && { echo "== $f" >&2; head -n 30 "$f" >&2; }; done
-  fi
-  "$SRC/tools/local-slurm/stop.sh" "$STATE" --wipe >/dev/null 2>&1 || true
-  rm -rf "$BASE"
-  note "done (rc $rc)"
-}
-trap cleanup EXIT
-mkdir -p "$ADMIN" "$HOOKS" "$JOBS/multi/logs" "$BASE/nodes" "$BASE/spool"
+source "$(dirname "$0")/lib.sh"
+slurm_test_setup partial "$1" "$2"
+mkdir -p "$JOBS/multi/logs" "$BASE/nodes" "$BASE/spool"
 chmod 1777 "$BASE/nodes" "$BASE/spool"
-id mtuser >/dev/null 2>&1 || useradd -m mtuser
 
-snippet() {
-  awk -v n="$1" '$0 == "<!-- snippet: " n " -->" {f = 1; next}
-                 f && /^```/ {if (inside) exit; inside = 1; next}
-                 f && inside {print}' "$SRC/README.md"
-}
 # Install paths, the shared spool, and the node-local folder (one per node here).
 localize() {
   sed -e "s#/usr/local/bin/megatriage#$MT#g" -e "s#/shared/megatriage#$BASE/spool#g" \
@@ -54,13 +28,8 @@ snippet partial-node-epilog | localize > "$HOOKS/node-epilog.sh"
   > "$HOOKS/ctld-epilog.sh"
 chmod 755 "$HOOKS"/*.sh
 
-note "starting SLURM in $STATE"
-if ! LOCAL_SLURM_EPILOG=$HOOKS/node-epilog.sh LOCAL_SLURM_EPILOG_SLURMCTLD=$HOOKS/ctld-epilog.sh \
-     LOCAL_SLURM_JOB_PKGS="" "$SRC/tools/local-slurm/start.sh" "$STATE" > "$BASE/env" 2> "$BASE/start.log"; then
-  cat "$BASE/start.log" >&2
-  fail "local SLURM did not start"
-fi
-eval "$(cat "$BASE/env")"
+start_slurm LOCAL_SLURM_EPILOG="$HOOKS/node-epilog.sh" LOCAL_SLURM_EPILOG_SLURMCTLD="$HOOKS/ctld-epilog.sh" \
+  LOCAL_SLURM_JOB_PKGS=""
 note "SLURM up"
 
 # Each rank: an NCCL line naming its host, three iterations, then rank 1 fails (a shape error
@@ -100,23 +69,6 @@ RANK
   snippet partial-job | localize
 } > "$JOBS/multi/job.sbatch"
 chown -R mtuser "$JOBS"
-as_user() {  # as_user DIR COMMAND: a login-less shell of mtuser in DIR, megatriage on PATH
-  runuser -u mtuser -- env -i PATH="$(dirname "$MT"):/usr/bin:/bin" HOME=/home/mtuser \
-    SLURM_CONF="$SLURM_CONF" bash -c "cd '$1' && $2"
-}
-wait_for() {  # wait_for SECONDS DESC CMD...
-  local secs=$1 desc=$2 end=$((SECONDS + $1)); shift 2
-  until "$@" >/dev/null 2>&1; do
-    (( SECONDS < end )) || fail "timed out after ${secs}s waiting for $desc"
-    sleep 0.5
-  done
-}
-json_get() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-expect() {  # expect FILE EXPR VALUE
-  local got
-  got=$(json_get "$1" "$2") || fail "cannot read $1"
-  [[ $got == "$3" ]] || fail "$(basename "$1"): $2 is '$got', expected '$3'"
-}
 
 J=$(as_user "$JOBS/multi" "sbatch --parsable job.sbatch")
 [[ $J =~ ^[0-9]+$ ]] || fail "sbatch did not submit the job: $J"

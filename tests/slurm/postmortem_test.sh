@@ -7,37 +7,11 @@
 # local-slurm runs with cgroup v1). Fails loudly when SLURM cannot start; stops it on exit.
 # Usage: postmortem_test.sh MEGATRIAGE SOURCE_DIR     (as root)
 set -euo pipefail
-MT=$(realpath "$1")
-SRC=$(realpath "$2")
-T0=$SECONDS
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "[postmortem-test $((SECONDS - T0))s] $*"; }
-[[ $(id -u) == 0 ]] || fail "must run as root (it starts SLURM's daemons)"
-
-BASE=$(mktemp -d /tmp/mt-slurm.XXXXXX)
-chmod 755 "$BASE"
-STATE=$BASE/slurm ADMIN=$BASE/admin HOOKS=$BASE/hooks JOBS=$BASE/jobs
-cleanup() {
-  local rc=$?
-  if (( rc != 0 )); then
-    tail -n 20 "$STATE"/log/slurmctld.log >&2 || true
-    for f in "$ADMIN"/*.txt; do [[ -e $f ]] && { echo "== $f" >&2; head -n 15 "$f" >&2; }; done
-  fi
-  "$SRC/tools/local-slurm/stop.sh" "$STATE" --wipe >/dev/null 2>&1 || true
-  rm -rf "$BASE"
-  note "done (rc $rc)"
-}
-trap cleanup EXIT
-mkdir -p "$ADMIN" "$HOOKS" "$JOBS"
-id mtuser >/dev/null 2>&1 || useradd -m mtuser
+source "$(dirname "$0")/lib.sh"
+slurm_test_setup postmortem "$1" "$2"
 MTUID=$(id -u mtuser)
 
 # --- the README's snippets --------------------------------------------------------------------
-snippet() {
-  awk -v n="$1" '$0 == "<!-- snippet: " n " -->" {f = 1; next}
-                 f && /^```/ {if (inside) exit; inside = 1; next}
-                 f && inside {print}' "$SRC/README.md"
-}
 localize() {
   sed -e "s#/usr/local/bin/megatriage#$MT#g" -e "s#/usr/local/sbin/megatriage-trigger#$HOOKS/trigger.sh#g" \
       -e "s#/var/log/megatriage#$ADMIN#g" -e "s#/etc/slurm/megatriage-epilog.sh#$HOOKS/epilog.sh#g"
@@ -52,13 +26,7 @@ snippet strigger-program | localize > "$HOOKS/trigger.sh"
 chmod 755 "$HOOKS"/*.sh
 
 # --- SLURM ------------------------------------------------------------------------------------
-note "starting SLURM in $STATE"
-if ! LOCAL_SLURM_EPILOG_SLURMCTLD=$HOOKS/epilog.sh "$SRC/tools/local-slurm/start.sh" "$STATE" \
-     > "$BASE/env" 2> "$BASE/start.log"; then
-  cat "$BASE/start.log" >&2
-  fail "local SLURM did not start"
-fi
-eval "$(cat "$BASE/env")"
+start_slurm LOCAL_SLURM_EPILOG_SLURMCTLD="$HOOKS/epilog.sh"
 CGROUP=$(. "$STATE/settings.env"; echo "$CGROUP")
 note "SLURM up (cgroup: $CGROUP)"
 
@@ -98,10 +66,6 @@ cat > "$JOBS/watch/job.sbatch" <<'SBATCH'
 srun bash -c 'if [ "$SLURM_PROCID" = 0 ]; then exec /usr/bin/python3 ../train.py shape; else exec /usr/bin/python3 ../train.py wait; fi'
 SBATCH
 chown -R mtuser "$JOBS"
-as_user() {  # as_user DIR COMMAND: a login-less shell of mtuser in DIR, megatriage on PATH
-  runuser -u mtuser -- env -i PATH="$(dirname "$MT"):/usr/bin:/bin" HOME=/home/mtuser \
-    SLURM_CONF="$SLURM_CONF" bash -c "cd '$1' && $2"
-}
 submit() { as_user "$JOBS/$1" "sbatch --parsable job.sbatch"; }
 
 JT=$(submit timeout)
@@ -129,24 +93,6 @@ WATCHER=$!
 JO=""
 if [[ $CGROUP == v1 ]]; then JO=$(submit oom); note "OOM job $JO"; else note "cgroup $CGROUP: no OOM case (no memory enforcement)"; fi
 
-wait_for() {  # wait_for SECONDS DESC CMD...
-  local secs=$1 desc=$2 end=$((SECONDS + $1)); shift 2
-  until "$@" >/dev/null 2>&1; do
-    (( SECONDS < end )) || fail "timed out after ${secs}s waiting for $desc"
-    sleep 0.5
-  done
-}
-json_get() {  # json_get FILE EXPR  (EXPR in Python over d)
-  /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-expect() {  # expect FILE EXPR VALUE
-  local got
-  got=$(json_get "$1" "$2") || fail "cannot read $1"
-  if [[ $got != "$3" ]]; then
-    json_get "$1" 'json.dumps({k: d[k] for k in ("root_cause", "files", "slurm")}, indent=1)' | head -c 6000 >&2
-    fail "$(basename "$1"): $2 is '$got', expected '$3'"
-  fi
-}
 no_secret() { ! grep -rq TOPSECRET "$@" || fail "root-only content leaked into $*"; }
 
 wait_for 60 "job $JC to print iteration 3" grep -q 'iteration        3/' "$JOBS/cancel/logs/gpt-wait-$JC.out"

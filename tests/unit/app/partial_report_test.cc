@@ -1,7 +1,8 @@
 // partial_report: a FileResult written to a partial report and read back is the same FileResult
 // (what every later stage reads, test::signature, and every field the format writes), for real
 // analyses of log text with tracebacks, a ChildFailedError table, facts and bytes that are not
-// UTF-8; unknown versions, other formats and unknown rules are refused or reported.
+// UTF-8, with the batch scripts beside the logs; unknown versions, other formats and unknown
+// rules are refused or reported.
 #include "app/partial_report.h"
 
 #include <doctest/doctest.h>
@@ -67,6 +68,9 @@ PartialReport one_file(FileResult r) {
   p.context_lines = 3;
   p.context.push_back({{2, "  tensor_model_parallel_size ...................... 8"}, {3, "not UTF-8: \xc3"}});
   p.diagnostics.push_back({Severity::Info, "discover.duplicate", "a message", "logs/x", 0, "", 1});
+  p.scripts.push_back({"job.sbatch", "node7:job.sbatch", "#!/bin/bash\n# caf\xe9\nsrun train.py\n", {}});
+  p.scripts.push_back({"empty.sbatch", "node7:empty.sbatch", std::nullopt,
+                       {{Severity::Warning, "read.empty-file", "'node7:empty.sbatch' is empty", "node7:empty.sbatch", 0, "", 1}}});
   p.files.push_back(std::move(r));
   return p;
 }
@@ -93,6 +97,14 @@ TEST_SUITE("partial_report") {
     CHECK(p.host == "node7");
     CHECK(p.nodes == std::vector<std::string>{"node7", "node8"});
     CHECK(p.job_id == "25");
+    // The scripts beside the logs, a text that is not UTF-8 and one that could not be read.
+    REQUIRE(p.scripts.size() == 2);
+    CHECK(p.scripts[0].path == "job.sbatch");
+    CHECK(p.scripts[0].name == "node7:job.sbatch");
+    CHECK(p.scripts[0].text == std::optional<std::string>("#!/bin/bash\n# caf\xe9\nsrun train.py\n"));
+    CHECK_FALSE(p.scripts[1].text);
+    REQUIRE(p.scripts[1].problems.size() == 1);
+    CHECK(p.scripts[1].problems[0].code == "read.empty-file");
     // A partial report left among logs is one of our reports, not a log to read.
     CHECK(own_report_kind(json) == OwnReportKind::Json);
   }
@@ -105,6 +117,10 @@ TEST_SUITE("partial_report") {
     PartialParse newer = partial_from_json(R"({"format": "megatriage-partial", "version": 99})", m, "n.json");
     CHECK_FALSE(newer.partial);
     CHECK(newer.error.find("version 99") != std::string::npos);
+    // Version 1 carried no batch scripts: a merge of it could not be the one scan's report.
+    PartialParse older = partial_from_json(R"({"format": "megatriage-partial", "version": 1, "files": []})", m, "o.json");
+    CHECK_FALSE(older.partial);
+    CHECK(older.error.find("write it again") != std::string::npos);
     std::string json = partial_to_json(one_file(analyze_text(kLog, "logs/a-3.err")), &m);
     PartialParse cut = partial_from_json(json.substr(0, json.size() / 2), m, "cut.json");
     CHECK_FALSE(cut.partial);

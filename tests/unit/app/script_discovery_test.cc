@@ -1,5 +1,5 @@
-// script_discovery: --script wins; otherwise the sbatch scripts beside or above a log directory whose
-// output names fit the logs, the others named in an info diagnostic.
+// script_discovery: the sbatch scripts beside or above a log directory, read; those whose output
+// names fit the logs are the job's, the others named in an info diagnostic.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,12 +12,6 @@
 using namespace megatriage;
 
 TEST_SUITE("script_discovery") {
-TEST_CASE("script_discovery: given scripts are used as given") {
-  DiagnosticSink diags;
-  CHECK(find_scripts({"a.sbatch", "b"}, {"/nonexistent"}, {}, diags) == std::vector<std::string>{"a.sbatch", "b"});
-  CHECK(diags.empty());
-}
-
 TEST_CASE("script_discovery: output patterns against log names") {
   CHECK(output_pattern_matches("logs/%x-%j.out", "megatron", "logs/megatron-25.out"));
   CHECK(output_pattern_matches("logs/%x-%j.out", "", "logs/anything-25.out"));
@@ -48,8 +42,17 @@ TEST_CASE("script_discovery: only the scripts whose output names fit the logs, s
 
   const std::string logs = (root / "logs").string();
   const std::vector<std::string> names = {"logs/megatron-25.out", "logs/slurm-25.out"};
+  const std::vector<FoundScript> beside = scripts_beside({logs, logs});
+  std::vector<std::string> read;  // every candidate once, sorted per directory
+  for (const FoundScript& f : beside) read.push_back(std::filesystem::path(f.path).filename().string());
+  CHECK(read == std::vector<std::string>{"empty.sbatch", "inner.sbatch", "a.sbatch", "dir.sbatch", "z.slurm"});
   DiagnosticSink diags;
-  std::vector<std::string> found = find_scripts({}, {logs, logs}, names, diags);
+  std::vector<std::string> found;
+  for (const FoundScript& f : scripts_of_logs(beside, names, diags)) {
+    CHECK(f.text);
+    CHECK(f.name == f.path);
+    found.push_back(f.path);
+  }
   CHECK(found == std::vector<std::string>{(root / "logs" / "inner.sbatch").string(), (root / "z.slurm").string()});
   std::vector<std::string> left_out;
   for (const Diagnostic& d : diags.items()) {
@@ -61,9 +64,16 @@ TEST_CASE("script_discovery: only the scripts whose output names fit the logs, s
   CHECK(left_out == std::vector<std::string>{"a.sbatch", "dir.sbatch", "empty.sbatch"});
 
   DiagnosticSink none;
-  CHECK(find_scripts({}, {logs}, {"logs/rank0.err"}, none).empty());  // no log name fits
-  CHECK(find_scripts({}, {(root / "logs" / "inner.sbatch").string()}, names, none).empty());  // not a directory
-  CHECK(find_scripts({}, {(root / "missing").string()}, names, none).empty());
+  CHECK(scripts_of_logs(scripts_beside({logs}), {"logs/rank0.err"}, none).empty());  // no log name fits
+  CHECK(scripts_beside({(root / "logs" / "inner.sbatch").string()}).empty());  // not a directory
+  CHECK(scripts_beside({(root / "missing").string()}).empty());
+
+  // `partial --host`'s prefix names the script and its reader's diagnostics; the opened path
+  // (and the job name taken from its file name) stay.
+  for (const FoundScript& f : scripts_beside({logs}, "node7:")) {
+    CHECK(f.name == "node7:" + f.path);
+    for (const Diagnostic& d : f.problems) CHECK(d.path == f.name);
+  }
   fs::remove_all(root);
 }
 }
