@@ -421,7 +421,22 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
   // job of thousands of small rank files has its head read here).
   const bool has_cr = std::memchr(head.data(), '\r', head.size()) != nullptr;
   const bool has_escape = std::memchr(head.data(), '\x1b', head.size()) != nullptr;
+  // A kind is adopted only where it heads half the lines: once the lines left could not bring
+  // any kind there, the rest of the head is not read (most files of a big job: NCCL lines).
+  std::size_t total = 0;
+  for (const char* p = head.data(); total < kMaxHeadLines && p < head.data() + head.size(); ++total) {
+    p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(head.data() + head.size() - p)));
+    if (p == nullptr) break;
+    ++p;
+  }
+  if (!head.empty() && head.back() != '\n' && total < kMaxHeadLines) ++total;
+  auto any_kind_possible = [&](std::size_t left) {
+    for (const Seen& s : seen)
+      if (2 * (s.lines + left) >= lines + left) return true;  // every line left of this kind
+    return false;
+  };
   for (std::size_t count = 0; at < head.size() && count < kMaxHeadLines; ++count) {
+    if (count >= 4 && !any_kind_possible(total - std::min(total, count))) break;
     std::size_t nl = head.find('\n', at);
     std::string_view line = head.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
     at = nl == std::string_view::npos ? head.size() : nl + 1;
