@@ -503,19 +503,20 @@ class FileAnalyzer : public LineSink {
     return true;
   }
 
-  bool take_routed_stamp(const StampRoute<StreamState>& r, const LineView& line) {
-    const StampRoute<StreamState>* route = &r;
+  // The stamp of a line on `route`, read where the route says and given to its stream. False,
+  // with nothing done: no stamp there.
+  bool take_routed_stamp(const StampRoute<StreamState>& route, const LineView& line) {
     std::optional<CivilTime> stamp;
-    if (route->layout) stamp = read_time_with_layout(*route->layout, line.text);
-    if (!stamp) stamp = parse_timestamp(line.text.substr(route->named_at));
-    if (!stamp && route->body_at != route->named_at) stamp = parse_timestamp(line.text.substr(route->body_at));
+    if (route.layout) stamp = read_time_with_layout(*route.layout, line.text);
+    if (!stamp) stamp = parse_timestamp(line.text.substr(route.named_at));
+    if (!stamp && route.body_at != route.named_at) stamp = parse_timestamp(line.text.substr(route.body_at));
     if (!stamp) return false;
-    route->stream->last_line = line.number;
-    on_stamp(*stamp, *route->stream, route->launcher, route->srun_task, line.number);
+    route.stream->last_line = line.number;
+    on_stamp(*stamp, *route.stream, route.launcher, route.srun_task, line.number);
     return true;
   }
 
-  // Keeps the route of a stamp-only line that was routed in full, when its head alone decided
+  // Keeps the route of a quiet line that was routed in full, when its head alone decided
   // it: every prefix ends before the stamp (the head holds them and the byte after), and the
   // stamp was read from the body, where the shortcut reads it.
   void keep_stamp_route(std::string_view text, std::uint32_t stamp_at, std::string_view named_body,

@@ -1,7 +1,8 @@
 // Attribute stage, the stamped line's shortcut: where a line goes when it matters only for its
-// time. In stamped logs (Python logging, c10 warnings, `srun --label` with torchrun prefixes)
-// most lines carry a stamp and nothing else the extractors want; each of them would be routed
-// from scratch (prefix parse, learnt prefixes, stream lookup) only to move its stream's clock.
+// time, its rules and its facts. In stamped logs (Python logging, c10 warnings, `srun --label`
+// with torchrun prefixes) most lines carry a stamp and at most a needle no rule then matches or
+// a fact; each of them would be routed from scratch (prefix parse, learnt prefixes, stream
+// lookup) only to move its stream's clock.
 // A file's writers repeat their heads line after line, so the bytes before a line's first
 // stamp decide its stream: the first line with those bytes is routed in full and its route
 // kept; later ones with the same bytes take it. The caller keeps a route only where that holds

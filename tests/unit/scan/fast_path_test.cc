@@ -49,6 +49,13 @@ std::string analyze(const std::string& text, const AnalyzeOptions& options) {
   return signature(analyze_source(file, *source, repo_matcher(), options, diags));
 }
 
+// The signature of `text` analysed with the trigger search (the default engine).
+std::string analyze_fast(const std::string& text) {
+  AnalyzeOptions fast;
+  fast.triggers = &repo_triggers();
+  return analyze(text, fast);
+}
+
 void check_same_for_every_buffer(const std::string& text, const std::string& what) {
   for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
     AnalyzeOptions every_line;
@@ -174,9 +181,7 @@ TEST_CASE("fast path: a generated log gives the same result for every buffer siz
   REQUIRE(text.size() > 100000);
   check_same_for_every_buffer(text, "generated");
   // The generated log does exercise the extractors (else the comparison proves little).
-  AnalyzeOptions fast;
-  fast.triggers = &repo_triggers();
-  std::string sig = analyze(text, fast);
+  std::string sig = analyze_fast(text);
   CHECK(sig.find("fact micro_batch_size=4") != std::string::npos);
   CHECK(sig.find("fact world_size=4") != std::string::npos);
   CHECK(sig.find("fact master_addr=node000") != std::string::npos);
@@ -238,9 +243,7 @@ TEST_CASE("fast path: streams of huge ranks and task ids keep their own keys") {
                               "[rank9999999]: x\n999999: [default999999]:[rank9999998]: Traceback (most recent call last):\n"
                               "999999: [default999999]:[rank9999998]: ValueError: v\n",
                               "huge ranks");
-  AnalyzeOptions fast;
-  fast.triggers = &repo_triggers();
-  CHECK(analyze("[rank2097151]: hello world\nnode01:1:1 [0] NCCL WARN Cuda failure 'out of memory'\n", fast)
+  CHECK(analyze_fast("[rank2097151]: hello world\nnode01:1:1 [0] NCCL WARN Cuda failure 'out of memory'\n")
             .find("rank -1 local -1 task -1 host node01 text node01:1:1") != std::string::npos);
 }
 
@@ -278,9 +281,7 @@ TEST_CASE("fast path: a stamp is read only where the search saw HH:MM:SS, or beh
       "milliseconds before timing out.\n"
       "[rank0]: Some NCCL operations have failed or timed out.\n";
   check_same_for_every_buffer(text, "stamp behind an escape");
-  AnalyzeOptions fast;
-  fast.triggers = &repo_triggers();
-  const std::string got = analyze(text, fast);
+  const std::string got = analyze_fast(text);
   CHECK(got.find("06:51:25") != std::string::npos);
 }
 
@@ -300,9 +301,7 @@ TEST_CASE("fast path: a quiet line with a needle, routed by its head, still give
                        "retrying (try=0, timeout=600000ms, delay=36215ms)\n";
     }
   check_same_for_every_buffer(text, "routed needle lines");
-  AnalyzeOptions fast;
-  fast.triggers = &repo_triggers();
-  const std::string got = analyze(text, fast);
+  const std::string got = analyze_fast(text);
   const std::size_t event = got.find("event ");
   REQUIRE(event != std::string::npos);  // the retry, and no other line, is an event
   CHECK(got.find("event ", event + 1) == std::string::npos);
@@ -333,9 +332,7 @@ TEST_CASE("fast path: routed stamps give events, clock steps and the file's last
   for (int i = 0; i < 5; ++i) line(0, 9, 30 + i, 0, "late " + std::to_string(i));  // two minutes back
   for (int i = 0; i < 5; ++i) line(0, 11, 40 + i, 7, "on " + std::to_string(i));
   check_same_for_every_buffer(text, "routed stamps");
-  AnalyzeOptions fast;
-  fast.triggers = &repo_triggers();
-  const std::string got = analyze(text, fast);
+  const std::string got = analyze_fast(text);
   INFO(got);
   CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);
   CHECK(got.find("at 2026-11-30 06:11:59.559") != std::string::npos);  // rank 1's last stamp, inherited by its traceback
@@ -372,9 +369,7 @@ TEST_CASE("fast path: routed lines with a fact's anchor give the facts of a full
           "    main()\n"
           "ValueError: bad batch\n";
   check_same_for_every_buffer(text, "routed fact lines");
-  AnalyzeOptions fast;
-  fast.triggers = &repo_triggers();
-  const std::string got = analyze(text, fast);
+  const std::string got = analyze_fast(text);
   INFO(got);
   CHECK(got.find("fact last_iteration=41") != std::string::npos);
   CHECK(got.find("fact global_batch_size=16") != std::string::npos);
