@@ -419,6 +419,7 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
   std::size_t at = 0;
   // Most heads hold neither: one look at the whole head spares one per line (every file of a
   // job of thousands of small rank files has its head read here).
+  if (head.empty()) return;  // (its data() may be null, which memchr must not see)
   const bool has_cr = std::memchr(head.data(), '\r', head.size()) != nullptr;
   const bool has_escape = std::memchr(head.data(), '\x1b', head.size()) != nullptr;
   // A kind is adopted only where it heads half the lines: once the lines left could not bring

@@ -252,6 +252,20 @@ TEST_SUITE("prefix_learning") {
       flat.learn_from_head("5 a\n5 b\n5 c\n5 d\n", true);
       CHECK_FALSE(flat.any());
     }
+    SUBCASE("an empty head adopts nothing") {
+      PrefixLearner l;
+      l.learn_from_head(std::string_view{}, true);
+      l.learn_from_head(std::string_view{}, false);
+      CHECK_FALSE(l.any());
+    }
+    SUBCASE("a family heading the second half of the head is seen (the read stops only when none can)") {
+      PrefixLearner l;
+      l.learn_from_head(repeat("", "NCCL INFO x", 5) + repeat("node2: ", "NCCL INFO y", 5), true);
+      CHECK(l.match("node3: x").kind == PrefixKind::Host);
+      PrefixLearner fewer;
+      fewer.learn_from_head(repeat("", "NCCL INFO x", 6) + repeat("node2: ", "NCCL INFO y", 4), true);
+      CHECK_FALSE(fewer.any());
+    }
     SUBCASE("a config dump with host-like keys is not adopted") {
       PrefixLearner l;
       l.learn_from_head("lr-decay: cosine\nwarmup-1: 10\nseq-len: 4096\nmodel-size: 7b\nnum-layers: 32\n", true);
