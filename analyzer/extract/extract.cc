@@ -288,9 +288,10 @@ class FileAnalyzer : public LineSink {
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
     // A body that failed before up to its stamp fails again (UnmatchedLines).
     std::vector<RuleMatch> matches;
-    const std::size_t body_at = static_cast<std::size_t>(body.data() - line.text.data());
-    const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && text.data() == line.text.data() &&
-                      body_at <= hit.stamp_at;
+    // (Only bodies of the line itself: one with its escapes stripped lies in scratch_.)
+    const std::size_t body_at =
+        text.data() == line.text.data() ? static_cast<std::size_t>(body.data() - text.data()) : LineHit::kNoStamp;
+    const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && body_at <= hit.stamp_at;
     if (needle && !(memo && unmatched_.seen(body, hit.stamp_at - body_at))) {
       matches = matcher_.match(body, AppliesTo::Line, candidates);
       if (memo && matches.empty()) unmatched_.remember();

@@ -14,6 +14,17 @@ constexpr std::string_view kGroup = "Exception Group ";
 // Header shapes kept per file: each is tried on every line shown, so few. Real files carry one
 // or two (a logging head, a progress bar); the cap only bounds adversarial input.
 constexpr std::size_t kMaxHeaderShapes = 16;
+
+// Lines in `text`, the last one counted without its newline too.
+std::size_t line_count(std::string_view text) {
+  std::size_t n = 0;
+  for (std::size_t at = 0; at < text.size(); ++n) {
+    const void* nl = std::memchr(text.data() + at, '\n', text.size() - at);
+    if (nl == nullptr) return n + 1;
+    at = static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+  }
+  return n;
+}
 // Longest text before a header taken as its prefix: a tqdm bar at 200 columns plus a logging head.
 constexpr std::size_t kMaxResidual = 512;
 // The head's lines looked at (4 KiB of log is 30 to 100 lines).
@@ -417,27 +428,21 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
   std::size_t lines = 0;
   std::string scratch;
   std::size_t at = 0;
+  if (head.empty()) return;  // (its data() may be null, which memchr must not see)
   // Most heads hold neither: one look at the whole head spares one per line (every file of a
   // job of thousands of small rank files has its head read here).
-  if (head.empty()) return;  // (its data() may be null, which memchr must not see)
   const bool has_cr = std::memchr(head.data(), '\r', head.size()) != nullptr;
   const bool has_escape = std::memchr(head.data(), '\x1b', head.size()) != nullptr;
   // A kind is adopted only where it heads half the lines: once the lines left could not bring
   // any kind there, the rest of the head is not read (most files of a big job: NCCL lines).
-  std::size_t total = 0;
-  for (const char* p = head.data(); total < kMaxHeadLines && p < head.data() + head.size(); ++total) {
-    p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(head.data() + head.size() - p)));
-    if (p == nullptr) break;
-    ++p;
-  }
-  if (!head.empty() && head.back() != '\n' && total < kMaxHeadLines) ++total;
+  const std::size_t total = std::min(kMaxHeadLines, line_count(head));
   auto any_kind_possible = [&](std::size_t left) {
     for (const Seen& s : seen)
       if (2 * (s.lines + left) >= lines + left) return true;  // every line left of this kind
     return false;
   };
   for (std::size_t count = 0; at < head.size() && count < kMaxHeadLines; ++count) {
-    if (count >= 4 && !any_kind_possible(total - std::min(total, count))) break;
+    if (!any_kind_possible(total - count)) break;
     std::size_t nl = head.find('\n', at);
     std::string_view line = head.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
     at = nl == std::string_view::npos ? head.size() : nl + 1;

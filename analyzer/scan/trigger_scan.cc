@@ -261,12 +261,6 @@ TriggerScanner::~TriggerScanner() {
 #endif
 }
 
-void TriggerScanner::watch(const std::vector<std::string>& watched) {
-  std::vector<std::vector<std::string>> groups;
-  for (const std::string& text : watched) groups.push_back({text});
-  watch(groups);
-}
-
 void TriggerScanner::watch(const std::vector<std::vector<std::string>>& watched) {
   watch_bits_.assign(literals_.size(), 0);
   uncertain_watches_ = 0;

@@ -64,14 +64,13 @@ class TriggerScanner {
   /// Whether an anchor may be where literal `literal` (a Hit's) was found: it is one, or lies
   /// inside one. False for time-of-day stamps.
   bool may_be_anchor(std::uint16_t literal) const { return literal < anchor_.size() && anchor_[literal]; }
-  /// Marks texts a caller wants to know about per line (at most 8, each a needle or anchor, or
-  /// holding one): bit i of watch_bits(literal) is set when that literal occurs inside
-  /// watched[i]. A line holding watched[i] has a hit with bit i, so a line without one does not
-  /// hold it. A text that no literal lies inside cannot be told apart: its bit is set for every
-  /// literal and kStamp, and lines without any hit must be treated as possibly holding it (see
-  /// uncertain_watches()). Before watch() is called every text is uncertain.
-  void watch(const std::vector<std::string>& watched);
-  /// The same for groups of texts: bit i stands for any text of watched[i].
+  /// Marks groups of texts a caller wants to know about per line (at most 8 groups, each text a
+  /// needle or anchor, or holding one): bit i of watch_bits(literal) is set when that literal
+  /// occurs inside a text of watched[i]. A line holding one of them has a hit with bit i, so a
+  /// line without one holds none. A group with a text that no literal lies inside cannot be told
+  /// apart: its bit is set for every literal and kStamp, and lines without any hit must be
+  /// treated as possibly holding it (see uncertain_watches()). Before watch() is called every
+  /// group is uncertain.
   void watch(const std::vector<std::vector<std::string>>& watched);
   std::uint8_t watch_bits(std::uint16_t literal) const {
     return literal < watch_bits_.size() ? watch_bits_[literal] : uncertain_watches_;

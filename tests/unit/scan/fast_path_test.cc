@@ -163,16 +163,25 @@ TEST_CASE("fast path: watched texts are told by the literals found inside them")
     REQUIRE(scanner.ok());
     CHECK(scanner.uncertain_watches() == 0xff);  // nothing watched yet: nothing ruled out
     CHECK(scanner.watch_bits(0) == 0xff);
-    scanner.watch({"\x1b", "Tesla ", "NCCL WARN here", "absent text"});
-    CHECK(scanner.uncertain_watches() == 8);  // nothing lies inside "absent text"
+    // The last group is uncertain for its second text alone.
+    scanner.watch({{"\x1b"}, {"Tesla "}, {"NCCL WARN here"}, {"absent text"}, {"WARNING", "absent too"}});
+    CHECK(scanner.uncertain_watches() == (8 | 16));  // nothing lies inside "absent text", "absent too"
     std::vector<TriggerScanner::Hit> hits;
     scanner.scan("a Tesla V100\nx NCCL WARN y\n\x1b[0m\nplain 12:00:01\n", hits);
     std::string seen;
     for (const TriggerScanner::Hit& h : hits) seen += std::to_string(h.end) + ":" + std::to_string(scanner.watch_bits(h.literal)) + " ";
     CAPTURE(engine == TriggerScanner::Engine::Best);
-    // Tesla: bit 2 (and the uncertain 8); WARN: bit 4 (inside "NCCL WARN here"); ESC: bit 1;
-    // the stamp: only the uncertain bit.
-    CHECK(seen == "7:10 23:12 27:9 45:8 ");
+    // Tesla: bit 2 (and the uncertain 8 and 16); WARN: bit 4 (inside "NCCL WARN here"); ESC:
+    // bit 1; the stamp: only the uncertain bits.
+    CHECK(seen == "7:26 23:28 27:25 45:24 ");
+    // A group whose every text holds a literal is certain: bit 1 for either of its texts.
+    scanner.watch({{"Tesla ", "NCCL WARN here"}});
+    CHECK(scanner.uncertain_watches() == 0);
+    hits.clear();
+    scanner.scan("a Tesla V100\nx NCCL WARN y\n\x1b[0m\nplain 12:00:01\n", hits);
+    seen.clear();
+    for (const TriggerScanner::Hit& h : hits) seen += std::to_string(h.end) + ":" + std::to_string(scanner.watch_bits(h.literal)) + " ";
+    CHECK(seen == "7:1 23:1 27:0 45:0 ");
   }
 }
 
