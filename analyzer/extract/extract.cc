@@ -10,6 +10,7 @@
 
 #include "base/text_util.h"
 #include "extract/child_failure_table.h"
+#include "extract/fact_keeper.h"
 #include "extract/line_prefix.h"
 #include "extract/megatron_config.h"
 #include "extract/prefix_learning.h"
@@ -19,7 +20,6 @@
 #include "extract/wrapped_exception.h"
 #include "match/rule_tags.h"
 #include "match/unmatched_lines.h"
-#include "model/fact_registry.h"
 #include "scan/chunk_scan.h"
 #include "scan/line_searcher.h"
 
@@ -190,6 +190,7 @@ class FileAnalyzer : public LineSink {
     // 9,000-file job, and its page faults), for the next file to reuse.
     result_.events.shrink_to_fit();
     result_.named_ranks = rank_mentions_.ranks();
+    result_.facts = facts_.take();
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
     return std::move(result_);
@@ -277,10 +278,8 @@ class FileAnalyzer : public LineSink {
     if (stamp) on_stamp(*stamp, stream, launcher, prefix.srun_task, line.number);
 
     if (triggered || stream.config.in_args_dump()) {
-      std::size_t facts_before = new_facts_.size();
-      stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, new_facts_,
+      stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, facts_,
                          (may_hold & kWatchGpu) != 0);
-      if (new_facts_.size() != facts_before) keep_facts();
     }
 
     on_child_failure_table(body, line, stream, stamp);
@@ -430,32 +429,6 @@ class FileAnalyzer : public LineSink {
     a->second = Adoption{key.learnt, line_number, false};
   }
 
-  // Facts repeat (every iteration line, every GPU mention): keep the first value of a
-  // configuration key, the latest progress figures, and one memory peak per rank, as the fact
-  // registry says per key.
-  void keep_facts() {
-    for (auto& fact : new_facts_) {
-      // Iteration lines bring four facts each: the key's policy and slot are found without
-      // building a string or searching the registry.
-      auto key = key_slots_.find(std::string_view(fact.key));
-      if (key == key_slots_.end()) key = key_slots_.emplace(fact.key, KeySlot{fact_spec(fact.key).in_file}).first;
-      const FactMerge merge = key->second.merge;
-      std::size_t& slot = merge == FactMerge::MaxPerRank
-                              ? rank_slots_.try_emplace({fact.key, fact.rank}, KeySlot::kNone).first->second
-                              : key->second.index;
-      if (slot == KeySlot::kNone) {
-        slot = result_.facts.size();
-        result_.facts.push_back(std::move(fact));
-      } else if (merge == FactMerge::Latest) {
-        result_.facts[slot] = std::move(fact);
-      } else if (merge == FactMerge::MaxPerRank &&
-                 std::atof(fact.value.c_str()) > std::atof(result_.facts[slot].value.c_str())) {
-        result_.facts[slot] = std::move(fact);
-      }
-    }
-    new_facts_.clear();
-  }
-
   // Event text that goes into reports must be valid UTF-8; repairs are reported once per file.
   std::string valid_text(std::string_view text, std::uint64_t line) {
     if (is_valid_utf8(text)) return std::string(text);
@@ -495,10 +468,8 @@ class FileAnalyzer : public LineSink {
     if (!take_routed_stamp(*route, line)) return false;
     if (hit.may_anchor) {
       StreamState& stream = *route->stream;
-      const std::size_t facts_before = new_facts_.size();
-      stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, new_facts_,
+      stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, facts_,
                          (hit.may_hold & kWatchGpu) != 0);
-      if (new_facts_.size() != facts_before) keep_facts();
       update_busy(stream);  // an arguments dump may start here
     }
     return true;
@@ -753,19 +724,7 @@ class FileAnalyzer : public LineSink {
   bool reported_escapes_ = false;
   bool reported_utf8_ = false;
   bool reported_backwards_ = false;
-  std::vector<Fact> new_facts_;
-  // Where each fact key's kept value is in result_.facts (per rank for MaxPerRank keys).
-  struct KeySlot {
-    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-    FactMerge merge = FactMerge::First;
-    std::size_t index = kNone;
-  };
-  struct KeyHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, KeySlot, KeyHash, std::equal_to<>> key_slots_;
-  std::map<std::pair<std::string, int>, std::size_t> rank_slots_;
+  FactKeeper facts_;  // what the streams' fact extractors read, as the file keeps it
   ChildFailureTable child_failures_;
   RankMentions rank_mentions_;
   StampRoutes<StreamState> stamp_routes_;

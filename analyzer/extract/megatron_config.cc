@@ -108,19 +108,17 @@ string_view rtrim(string_view s) {
 
 string_view trim(string_view s) { return rtrim(ltrim(s)); }
 
-void emit(std::vector<Fact>& out, string_view key, string_view value, std::uint64_t line,
-          int rank) {
-  std::string v;
+void emit(FactOut& out, string_view key, string_view value, std::uint64_t line, int rank) {
   if (value.size() <= ConfigExtractor::kMaxFactValueBytes) {
-    v.assign(value);
-  } else {
-    std::size_t cut = ConfigExtractor::kMaxFactValueBytes - 3;
-    // Do not cut inside a UTF-8 sequence (paths may hold non-ASCII names).
-    while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
-    v.assign(value.substr(0, cut));
-    v += "...";
+    out.add(key, value, line, rank);
+    return;
   }
-  out.push_back(Fact{std::string(key), std::move(v), line, rank});
+  std::size_t cut = ConfigExtractor::kMaxFactValueBytes - 3;
+  // Do not cut inside a UTF-8 sequence (paths may hold non-ASCII names).
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
+  std::string v(value.substr(0, cut));
+  v += "...";
+  out.add(key, v, line, rank);
 }
 
 // The run of digits at the start of `s` (a non-negative integer that fits 64 bits), or an
@@ -237,7 +235,7 @@ bool parse_world_size(string_view body, WorldSizeLine& ws) {
 }
 
 void emit_world_size(const WorldSizeLine& ws, std::uint64_t line, int rank,
-                     std::vector<Fact>& out) {
+                     FactOut& out) {
   emit(out, "world_size", ws.world, line, rank);
   emit(out, "data_parallel_size", ws.dp, line, rank);
   if (!ws.cp.empty()) emit(out, "context_parallel_size", ws.cp, line, rank);
@@ -249,7 +247,7 @@ void emit_world_size(const WorldSizeLine& ws, std::uint64_t line, int rank,
 
 // `<literal><integer>` → one fact.
 bool literal_then_uint(string_view s, string_view literal, string_view key, std::uint64_t line,
-                       int rank, std::vector<Fact>& out) {
+                       int rank, FactOut& out) {
   if (s.substr(0, literal.size()) != literal) return false;
   string_view n = uint_token(s.substr(literal.size()));
   if (n.empty()) return false;
@@ -260,7 +258,7 @@ bool literal_then_uint(string_view s, string_view literal, string_view key, std:
 // `setting global batch size to 8`, `setting number of micro-batches to constant 64` (print,
 // ≤≈core_v0.8) and `setting number of microbatches to constant 64` (logger, after its
 // `INFO:megatron.core.num_microbatches_calculator:` header has been removed).
-bool parse_setting(string_view s, std::uint64_t line, int rank, std::vector<Fact>& out) {
+bool parse_setting(string_view s, std::uint64_t line, int rank, FactOut& out) {
   return literal_then_uint(s, "setting global batch size to ", "global_batch_size", line, rank,
                            out) ||
          literal_then_uint(s, "setting number of micro-batches to constant ", "num_microbatches",
@@ -269,7 +267,7 @@ bool parse_setting(string_view s, std::uint64_t line, int rank, std::vector<Fact
                            line, rank, out);
 }
 
-bool parse_initialized(string_view s, std::uint64_t line, int rank, std::vector<Fact>& out) {
+bool parse_initialized(string_view s, std::uint64_t line, int rank, FactOut& out) {
   if (literal_then_uint(s, "> initialized tensor model parallel with size ",
                         "tensor_model_parallel_size", line, rank, out) ||
       literal_then_uint(s, "> initialized pipeline model parallel with size ",
@@ -291,7 +289,7 @@ bool parse_initialized(string_view s, std::uint64_t line, int rank, std::vector<
 
 // `[Rank 12] (after 10 iterations) memory (MB) | allocated: … | max allocated: 70321.55 |
 // reserved: … | max reserved: 72000.00`. The rank in brackets is the global rank (§2.6).
-bool parse_memory_report(string_view s, std::uint64_t line, std::vector<Fact>& out) {
+bool parse_memory_report(string_view s, std::uint64_t line, FactOut& out) {
   constexpr string_view kRank = "[Rank ";
   if (s.substr(0, kRank.size()) != kRank) return false;
   string_view r = leading_uint(s.substr(kRank.size()));
@@ -313,7 +311,7 @@ bool parse_memory_report(string_view s, std::uint64_t line, std::vector<Fact>& o
 // ` [2024-05-01 12:00:00] iteration      100/   10000 | … | global batch size:   256 |
 // lm loss: 2.345678E+00 | …` (stamp with 6 more digits from core 0.16, absent in older or
 // custom loops: ` iteration        1/      12 | consumed samples: …`). `s` is left-trimmed.
-bool parse_iteration(string_view s, std::uint64_t line, int rank, std::vector<Fact>& out) {
+bool parse_iteration(string_view s, std::uint64_t line, int rank, FactOut& out) {
   if (!s.empty() && s[0] == '[') {
     std::size_t close = s.find(']');
     if (close == string_view::npos || close > kMaxIterationStampBytes) return false;
@@ -348,7 +346,7 @@ bool parse_iteration(string_view s, std::uint64_t line, int rank, std::vector<Fa
 
 // `Theoretical memory footprints: weight and optimizer=… MB, activation=… MB, total=… MB`;
 // without activation (older or recompute setups) there is no total and we emit nothing.
-bool parse_theoretical(string_view s, std::uint64_t line, int rank, std::vector<Fact>& out) {
+bool parse_theoretical(string_view s, std::uint64_t line, int rank, FactOut& out) {
   constexpr string_view kHead = "Theoretical memory footprints:";
   if (s.substr(0, kHead.size()) != kHead) return false;
   string_view v;
@@ -368,7 +366,7 @@ string_view env_key_for(string_view name) {
 
 // `MASTER_ADDR=node1 MASTER_PORT=29510 NNODES=2 NODELIST=node[1-2]`, `+ export NNODES=2`
 // (bash -x), `env` output. `s` is left-trimmed and starts with an upper-case letter.
-bool parse_env_echo(string_view s, std::uint64_t line, int rank, std::vector<Fact>& out) {
+bool parse_env_echo(string_view s, std::uint64_t line, int rank, FactOut& out) {
   bool found = false;
   std::size_t from = 0;
   while (from < s.size()) {
@@ -523,7 +521,7 @@ std::size_t find_vendor(string_view s, std::size_t from, std::size_t& vendor_len
   return best;
 }
 
-bool parse_gpu_line(string_view body, std::uint64_t line, int rank, std::vector<Fact>& out) {
+bool parse_gpu_line(string_view body, std::uint64_t line, int rank, FactOut& out) {
   std::size_t vendor_len = 0;
   for (std::size_t pos = find_vendor(body, 0, vendor_len); pos != string_view::npos;
        pos = find_vendor(body, pos + 1, vendor_len)) {
@@ -542,7 +540,7 @@ bool parse_gpu_line(string_view body, std::uint64_t line, int rank, std::vector<
 // `{'eval_loss': ...}` and the end of training as `{'train_runtime': ...}`; often glued to a tqdm
 // bar on the same line. Gives `logged_progress`: the epoch when printed, else "yes".
 constexpr string_view kTrainerLogHeads[] = {"{'loss': ", "{'eval_loss': ", "{'train_runtime': "};
-bool parse_trainer_log(string_view s, std::uint64_t line, int rank, std::vector<Fact>& out) {
+bool parse_trainer_log(string_view s, std::uint64_t line, int rank, FactOut& out) {
   std::size_t at = string_view::npos;
   for (string_view head : kTrainerLogHeads)
     if ((at = s.find(head)) != string_view::npos) break;
@@ -556,7 +554,7 @@ bool parse_trainer_log(string_view s, std::uint64_t line, int rank, std::vector<
 
 // Every line goes through here: a switch on the first non-blank byte, then one literal compare
 // per candidate shape. Returns true when the line gave facts.
-bool parse_startup_line(string_view body, std::uint64_t line, int rank, std::vector<Fact>& out) {
+bool parse_startup_line(string_view body, std::uint64_t line, int rank, FactOut& out) {
   string_view s = ltrim(body);
   if (s.empty()) return false;
   switch (s[0]) {
@@ -606,7 +604,8 @@ bool parse_startup_line(string_view body, std::uint64_t line, int rank, std::vec
 bool parse_world_size_line(std::string_view body, std::vector<Fact>& out) {
   WorldSizeLine ws;
   if (!parse_world_size(body, ws)) return false;
-  emit_world_size(ws, 0, -1, out);
+  FactList list(out);
+  emit_world_size(ws, 0, -1, list);
   return true;
 }
 
@@ -642,8 +641,14 @@ const std::vector<std::string>& ConfigExtractor::trigger_literals() {
   return literals;
 }
 
-void ConfigExtractor::feed(std::string_view body, std::uint64_t line, int rank,
-                           std::vector<Fact>& out, bool may_name_gpu) {
+void ConfigExtractor::feed(std::string_view body, std::uint64_t line, int rank, std::vector<Fact>& out,
+                           bool may_name_gpu) {
+  FactList list(out);
+  feed(body, line, rank, list, may_name_gpu);
+}
+
+void ConfigExtractor::feed(std::string_view body, std::uint64_t line, int rank, FactOut& out,
+                           bool may_name_gpu) {
   if (body.empty()) return;
   // Dump banners: `------------------------ arguments ------------------------` and
   // `-------------------- end of arguments ---------------------` (dash counts differ between

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace megatriage {
@@ -18,6 +19,29 @@ struct Fact {
   std::string value;        // as printed (Python str() for dump values)
   std::uint64_t line = 0;   // where it was seen (file is the FileResult's)
   int rank = -1;            // whose line it was, when known ([Rank N] in a memory report, prefix)
+};
+
+/// Where an extractor puts the facts it reads, one call per fact; the views are valid during
+/// the call only. A file's analysis keeps only what the registry's merge keeps (FactKeeper),
+/// without building a Fact for the rest; FactList keeps them all.
+class FactOut {
+ public:
+  virtual void add(std::string_view key, std::string_view value, std::uint64_t line, int rank) = 0;
+
+ protected:
+  ~FactOut() = default;
+};
+
+/// Every fact, in order, appended to a vector.
+class FactList final : public FactOut {
+ public:
+  explicit FactList(std::vector<Fact>& facts) : facts_(facts) {}
+  void add(std::string_view key, std::string_view value, std::uint64_t line, int rank) override {
+    facts_.push_back(Fact{std::string(key), std::string(value), line, rank});
+  }
+
+ private:
+  std::vector<Fact>& facts_;
 };
 
 }  // namespace megatriage

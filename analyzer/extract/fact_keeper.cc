@@ -1,0 +1,32 @@
+#include "extract/fact_keeper.h"
+
+#include <cstdlib>
+
+namespace megatriage {
+
+void FactKeeper::add(std::string_view key, std::string_view value, std::uint64_t line, int rank) {
+  // Iteration lines bring four facts each: the key's policy and slot are found without building
+  // a string or searching the registry.
+  auto k = key_slots_.find(key);
+  if (k == key_slots_.end()) k = key_slots_.emplace(std::string(key), KeySlot{fact_spec(key).in_file}).first;
+  const FactMerge merge = k->second.merge;
+  std::size_t& slot = merge == FactMerge::MaxPerRank
+                          ? rank_slots_.try_emplace({std::string(key), rank}, KeySlot::kNone).first->second
+                          : k->second.index;
+  if (slot == KeySlot::kNone) {
+    slot = kept_.size();
+    kept_.push_back(Fact{std::string(key), std::string(value), line, rank});
+    return;
+  }
+  Fact& kept = kept_[slot];
+  const bool replace = merge == FactMerge::Latest ||
+                       (merge == FactMerge::MaxPerRank &&
+                        std::atof(std::string(value).c_str()) > std::atof(kept.value.c_str()));
+  if (!replace) return;
+  // The key is the same: only what it says changes (no allocation for a short value).
+  kept.value.assign(value);
+  kept.line = line;
+  kept.rank = rank;
+}
+
+}  // namespace megatriage

@@ -1,0 +1,43 @@
+// Extract stage: what a file keeps of the facts its extractors read. Facts repeat (every
+// iteration line, every GPU mention): the fact registry says per key what a file keeps (the
+// first value of a configuration key, the latest progress figures, one memory peak per rank).
+// A fact that changes nothing is dropped as it comes, without being built.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "model/fact_registry.h"
+#include "model/facts.h"
+
+namespace megatriage {
+
+class FactKeeper final : public FactOut {
+ public:
+  void add(std::string_view key, std::string_view value, std::uint64_t line, int rank) override;
+
+  /// The facts kept, in the order their keys (or key and rank) were first seen.
+  std::vector<Fact> take() { return std::move(kept_); }
+
+ private:
+  // Where a key's kept value is in kept_ (per rank for MaxPerRank keys).
+  struct KeySlot {
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    FactMerge merge = FactMerge::First;
+    std::size_t index = kNone;
+  };
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<Fact> kept_;
+  std::unordered_map<std::string, KeySlot, KeyHash, std::equal_to<>> key_slots_;
+  std::map<std::pair<std::string, int>, std::size_t> rank_slots_;
+};
+
+}  // namespace megatriage
