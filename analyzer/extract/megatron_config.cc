@@ -142,6 +142,26 @@ string_view uint_token(string_view s, string_view stops = ",") {
   return d;
 }
 
+// `-d.ddd`, `d.dddddE+dd` and the like, with at most 20 digits before an exponent of at most two
+// digits: what std::from_chars reads whole and in range (a loss on every iteration line would
+// otherwise go through it).
+bool plain_decimal(string_view t) {
+  std::size_t i = t[0] == '-' ? 1 : 0, digits = 0;
+  for (; i < t.size() && is_digit(t[i]); ++i) ++digits;
+  const std::size_t whole = digits;
+  if (i < t.size() && t[i] == '.')
+    for (++i; i < t.size() && is_digit(t[i]); ++i) ++digits;
+  if (whole == 0 || digits > 20) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    std::size_t exp = 0;
+    for (; i < t.size() && is_digit(t[i]); ++i) ++exp;
+    if (exp == 0 || exp > 2) return false;
+  }
+  return i == t.size();
+}
+
 // A decimal number (Megatron's `%.2f` MB figures, `%E` losses, also `nan`/`inf`) up to the
 // next blank or `|`; empty when the token is not a number.
 string_view number_token(string_view s) {
@@ -149,6 +169,7 @@ string_view number_token(string_view s) {
   while (n < s.size() && !is_blank(s[n]) && s[n] != '|' && s[n] != ',') ++n;
   string_view tok = s.substr(0, n);
   if (tok.empty()) return {};
+  if (plain_decimal(tok)) return tok;
   double v = 0;
   auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
   if (ec != std::errc() || p != tok.data() + tok.size()) return {};
@@ -161,6 +182,24 @@ bool after(string_view s, string_view label, string_view& rest) {
   if (pos == string_view::npos) return false;
   rest = s.substr(pos + label.size());
   return true;
+}
+
+// after() for a label of an iteration line's field (`| lm loss:`): a line holds a dozen `|`,
+// and string_view::find compares the label at each of them.
+bool after_field(string_view s, string_view label, string_view& rest) {
+  const char first = label[0], third = label.size() > 2 ? label[2] : '\0';
+  for (std::size_t i = 0; i < s.size();) {
+    const void* hit = std::memchr(s.data() + i, first, s.size() - i);
+    if (hit == nullptr) return false;
+    const auto at = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+    if (at + label.size() <= s.size() && (label.size() <= 2 || s[at + 2] == third) &&
+        s.substr(at, label.size()) == label) {
+      rest = s.substr(at + label.size());
+      return true;
+    }
+    i = at + 1;
+  }
+  return false;
 }
 
 // ---- arguments dump ----
@@ -333,11 +372,11 @@ bool parse_iteration(string_view s, std::uint64_t line, int rank, FactOut& out) 
   emit(out, "last_iteration", done, line, rank);
   emit(out, "train_iters_total", total, line, rank);
   string_view v;
-  if (after(s, "| global batch size:", v)) {
+  if (after_field(s, "| global batch size:", v)) {
     string_view gbs = uint_token(ltrim(v), "|");
     if (!gbs.empty()) emit(out, "global_batch_size", gbs, line, rank);
   }
-  if (after(s, "| lm loss:", v)) {
+  if (after_field(s, "| lm loss:", v)) {
     string_view loss = number_token(ltrim(v));
     if (!loss.empty()) emit(out, "lm_loss", loss, line, rank);
   }

@@ -382,6 +382,20 @@ TEST_CASE("megatron_config: iteration lines, every stamp shape") {
       // A NaN loss is printed as such and kept.
       {" [2024-05-01 12:00:00] iteration      7/   100 | lm loss: NAN | loss scale: 1.0 |",
        "last_iteration=7; train_iters_total=100; lm_loss=NAN"},
+      // Losses in every shape a number can take, and what std::from_chars refuses: a value out
+      // of range, a dangling exponent, a second point.
+      {"iteration 1/9 | lm loss: -1.5 |", "last_iteration=1; train_iters_total=9; lm_loss=-1.5"},
+      {"iteration 1/9 | lm loss: 7 |", "last_iteration=1; train_iters_total=9; lm_loss=7"},
+      {"iteration 1/9 | lm loss: 2. |", "last_iteration=1; train_iters_total=9; lm_loss=2."},
+      {"iteration 1/9 | lm loss: .25 |", "last_iteration=1; train_iters_total=9; lm_loss=.25"},
+      {"iteration 1/9 | lm loss: 1e5 |", "last_iteration=1; train_iters_total=9; lm_loss=1e5"},
+      {"iteration 1/9 | lm loss: 9.9E-99 |", "last_iteration=1; train_iters_total=9; lm_loss=9.9E-99"},
+      {"iteration 1/9 | lm loss: 1.0E+400 |", "last_iteration=1; train_iters_total=9"},
+      {"iteration 1/9 | lm loss: 1.0E+ |", "last_iteration=1; train_iters_total=9"},
+      {"iteration 1/9 | lm loss: 1.0.2 |", "last_iteration=1; train_iters_total=9"},
+      {"iteration 1/9 | lm loss: inf |", "last_iteration=1; train_iters_total=9; lm_loss=inf"},
+      // The labels are found behind any `|`, also one glued to the field before.
+      {"iteration 1/9 || lm loss: 3.0 |x| global batch size: 4 |", "last_iteration=1; train_iters_total=9; global_batch_size=4; lm_loss=3.0"},
       // Look-alikes.
       {" validation loss at iteration 20 on validation set | lm loss value: 6.283173E+00 | lm loss PPL: 5.354851E+02 | ",
        ""},
