@@ -35,18 +35,7 @@ class FactKeeper final : public FactOut {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  KeySlot& slot_of(std::string_view key);
-
   std::vector<Fact> kept_;
-  // The keys last looked up (views of key_slots_' keys): an iteration line's four, checked
-  // before hashing.
-  struct Recent {
-    std::string_view key;
-    KeySlot* slot = nullptr;
-  };
-  static constexpr std::size_t kRecent = 8;
-  Recent recent_[kRecent];
-  std::size_t next_recent_ = 0;
   std::unordered_map<std::string, KeySlot, KeyHash, std::equal_to<>> key_slots_;
   std::map<std::pair<std::string, int>, std::size_t> rank_slots_;
 };

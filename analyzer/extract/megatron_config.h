@@ -24,8 +24,8 @@ class ConfigExtractor {
  public:
   /// Gives the facts found on this line to `out` (with `line` and, when known, `rank`).
   /// `body` is only read during the call. Values are as printed (trimmed), capped at
-  /// kMaxFactValueBytes. `may_name_gpu` false: the
-  /// caller knows the line holds none of gpu_vendor_literals(), so the GPU scan is skipped.
+  /// kMaxFactValueBytes. `may_name_gpu` false: the caller knows the line holds none of
+  /// gpu_vendor_literals(), so the GPU scan is skipped.
   void feed(std::string_view body, std::uint64_t line, int rank, FactOut& out, bool may_name_gpu = true);
   /// The same, appending every fact to `out`.
   void feed(std::string_view body, std::uint64_t line, int rank, std::vector<Fact>& out,
