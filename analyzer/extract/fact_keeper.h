@@ -4,6 +4,7 @@
 // A fact that changes nothing is dropped as it comes, without being built.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <string>
@@ -19,6 +20,18 @@ namespace megatriage {
 
 class FactKeeper final : public FactOut {
  public:
+  FactKeeper() = default;
+  // A copy (a watcher's snapshot) starts with no recent keys: they point into the original.
+  FactKeeper(const FactKeeper& other)
+      : kept_(other.kept_), key_slots_(other.key_slots_), rank_slots_(other.rank_slots_) {}
+  FactKeeper& operator=(const FactKeeper& other) {
+    kept_ = other.kept_;
+    key_slots_ = other.key_slots_;
+    rank_slots_ = other.rank_slots_;
+    recent_ = {};
+    return *this;
+  }
+
   void add(std::string_view key, std::string_view value, std::uint64_t line, int rank) override;
 
   /// The facts kept, in the order their keys (or key and rank) were first seen.
@@ -35,9 +48,19 @@ class FactKeeper final : public FactOut {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
+  KeySlot& slot_of(std::string_view key);
+
   std::vector<Fact> kept_;
   std::unordered_map<std::string, KeySlot, KeyHash, std::equal_to<>> key_slots_;
   std::map<std::pair<std::string, int>, std::size_t> rank_slots_;
+  // The keys last looked up (views of key_slots_' keys, whose nodes do not move): an iteration
+  // line's four are compared before any is hashed.
+  struct Recent {
+    std::string_view key;
+    KeySlot* slot = nullptr;
+  };
+  std::array<Recent, 8> recent_{};
+  std::size_t next_recent_ = 0;
 };
 
 }  // namespace megatriage

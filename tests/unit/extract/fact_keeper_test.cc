@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <string>
 
 namespace megatriage {
@@ -39,6 +40,25 @@ TEST_CASE("fact_keeper: a replaced value may be longer or shorter than the kept 
   keeper.add("last_iteration", std::string(40, '7'), 2, -1);
   keeper.add("last_iteration", "10", 3, -1);
   CHECK(kept_text(keeper) == "last_iteration=10@3/r-1; ");
+}
+
+TEST_CASE("fact_keeper: a copy keeps on its own, also once the original is gone") {
+  // The sanitizer build reads freed memory here if a copy still used the original's keys.
+  auto original = std::make_unique<FactKeeper>();
+  original->add("last_iteration", "1", 1, 0);
+  original->add("global_batch_size", "8", 1, 0);
+  FactKeeper copy = *original;  // a watcher's snapshot
+  FactKeeper assigned;
+  assigned.add("lm_loss", "9", 1, 0);
+  assigned = *original;
+  original->add("last_iteration", "7", 9, 0);
+  CHECK(kept_text(*original) == "last_iteration=7@9/r0; global_batch_size=8@1/r0; ");
+  original.reset();
+  copy.add("last_iteration", "2", 2, 0);
+  copy.add("lm_loss", "3.5", 2, 0);
+  assigned.add("last_iteration", "5", 4, 0);
+  CHECK(kept_text(copy) == "last_iteration=2@2/r0; global_batch_size=8@1/r0; lm_loss=3.5@2/r0; ");
+  CHECK(kept_text(assigned) == "last_iteration=5@4/r0; global_batch_size=8@1/r0; ");
 }
 
 }  // namespace megatriage

@@ -394,6 +394,11 @@ TEST_CASE("megatron_config: iteration lines, every stamp shape") {
       {"iteration 1/9 | lm loss: 1.0E+ |", "last_iteration=1; train_iters_total=9"},
       {"iteration 1/9 | lm loss: 1.0.2 |", "last_iteration=1; train_iters_total=9"},
       {"iteration 1/9 | lm loss: inf |", "last_iteration=1; train_iters_total=9; lm_loss=inf"},
+      {"iteration 1/9 | lm loss: 123456789012345678901.5 |",  // past the shape's 20 digits
+       "last_iteration=1; train_iters_total=9; lm_loss=123456789012345678901.5"},
+      // A label at the very end, and one cut by the line's end.
+      {"iteration 1/9 | lm loss:", "last_iteration=1; train_iters_total=9"},
+      {"iteration 1/9 | lm los", "last_iteration=1; train_iters_total=9"},
       // The labels are found behind any `|`, also one glued to the field before.
       {"iteration 1/9 || lm loss: 3.0 |x| global batch size: 4 |", "last_iteration=1; train_iters_total=9; global_batch_size=4; lm_loss=3.0"},
       // Look-alikes.
