@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "extract/prefix_learning.h"
 #include "extract/rank_mentions.h"
 #include "extract/stamp_routes.h"
+#include "extract/stamp_run.h"
 #include "extract/timestamp.h"
 #include "extract/wrapped_exception.h"
 #include "match/rule_tags.h"
@@ -450,7 +452,46 @@ class FileAnalyzer : public LineSink {
   // would find them. False: no route kept for its head, or no stamp where the route says.
   bool on_routed_stamp(const LineView& line, std::uint32_t stamp_at) {
     const StampRoute<StreamState>* route = stamp_routes_.find(line.text.substr(0, stamp_at + 1));
-    return route != nullptr && take_routed_stamp(*route, line);
+    if (route == nullptr || !take_routed_stamp(*route, line)) return false;
+    // The writer's next lines may follow as a run (on_stamp_run()).
+    if (route->layout && !route->layout->ends_line) run_start_.set(route, stamp_routes_.last_head());
+    return true;
+  }
+
+  // The lines after a stamp-only line that on_routed_stamp() took, as far as they are the same
+  // writer's stamp-only lines (walk_stamp_run()): what on_stamp() would do with each of them
+  // in turn, done once. After the first line, on_stamp() only counts a line and moves the
+  // clocks: nothing of its stream, or of its srun task's, waits for a stamp any more (the
+  // first one ended every wait), and nothing is open (the file is quiet).
+  RunTaken on_stamp_run(const StampRun& run) override {
+    const StampRoute<StreamState>* route = run_start_.route();
+    run_start_.clear();
+    if (route == nullptr || open_structures_ != 0 || !adoptions_.empty()) return {};
+    StreamState& stream = *route->stream;
+    const TimeOfDayLayout& layout = *route->layout;
+    if (!stream.last_stamp || !stream.awaiting_upper_bound.empty()) return {};
+    CivilTime day = layout.date;
+    day.hour = day.minute = day.second = day.micros = 0;
+    // The first line's step back is measured from the stream's last stamp, in a year's seconds.
+    const long long floor = stream.last_stamp->year == day.year
+                                ? year_seconds(*stream.last_stamp) - 60 - year_seconds(day)
+                                : std::numeric_limits<long long>::min();
+    const StampRunWalk walk = walk_stamp_run(run, run_start_.head(), layout, floor, !reported_backwards_);
+    if (walk.lines > 0) {
+      CivilTime last = day;
+      last.hour = walk.last.hour;
+      last.minute = walk.last.minute;
+      last.second = walk.last.second;
+      last.micros = walk.last.micros;
+      result_.stamped_lines += walk.lines;
+      result_.last_stamp = last;
+      if (last.year != 0 && result_.first_full_year == 0) {
+        result_.first_full_year = last.year;
+        result_.first_full_month = last.month;
+      }
+      stream.last_stamp = last;
+    }
+    return {walk.bytes, walk.lines};
   }
 
   // The shortcut of a quiet line with a needle or a fact's anchor: routed by its head like a
@@ -728,6 +769,29 @@ class FileAnalyzer : public LineSink {
   ChildFailureTable child_failures_;
   RankMentions rank_mentions_;
   StampRoutes<StreamState> stamp_routes_;
+  // The route of the stamp-only line on_routed_stamp() just took, for on_stamp_run(). A copy
+  // (a watcher's snapshot) starts without one: its routes are not the original's.
+  class RunStart {
+   public:
+    RunStart() = default;
+    RunStart(const RunStart&) {}
+    RunStart& operator=(const RunStart&) {
+      clear();
+      return *this;
+    }
+    void set(const StampRoute<StreamState>* route, std::string_view head) {
+      route_ = route;
+      head_ = head;
+    }
+    void clear() { route_ = nullptr; }
+    const StampRoute<StreamState>* route() const { return route_; }
+    std::string_view head() const { return head_; }  // the route's key
+
+   private:
+    const StampRoute<StreamState>* route_ = nullptr;
+    std::string_view head_;
+  };
+  RunStart run_start_;
   UnmatchedLines unmatched_;
 };
 

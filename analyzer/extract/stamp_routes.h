@@ -61,6 +61,9 @@ class StampRoutes {
     return last_;
   }
 
+  /// The head of the route find() last returned.
+  std::string_view last_head() const { return last_head_; }
+
   /// A file whose heads never repeat (a counter in every prefix) would only fill memory.
   bool has_room() const { return routes_.size() < kMaxRoutes; }
 

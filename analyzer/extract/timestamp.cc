@@ -360,21 +360,30 @@ bool fits_layout(const TimeOfDayLayout& layout, const char* p, std::size_t avail
 
 }  // namespace
 
+bool read_time_of_day(const TimeOfDayLayout& layout, const char* p, std::size_t available, TimeOfDay& out) {
+  if (available < layout.length || !fits_layout(layout, p, available)) return false;
+  out.hour = two_digits(p);
+  out.minute = two_digits(p + 3);
+  out.second = two_digits(p + 6);
+  if (out.hour >= 24 || out.minute >= 60 || out.second > 60) return false;
+  out.micros = 0;
+  if (layout.keeps_fraction) {
+    for (std::size_t k = 0; k < layout.fraction_digits && k < 6; ++k) out.micros = out.micros * 10 + (p[9 + k] - '0');
+    for (std::size_t k = layout.fraction_digits; k < 6; ++k) out.micros *= 10;
+  }
+  return true;
+}
+
 std::optional<CivilTime> read_time_with_layout(const TimeOfDayLayout& layout, std::string_view line) {
   const std::size_t at = layout.time_at, n = layout.length;
   if (layout.ends_line ? line.size() != at + n : line.size() < at + n) return std::nullopt;
-  const char* p = line.data() + at;
-  if (!fits_layout(layout, p, line.size() - at)) return std::nullopt;
+  TimeOfDay time;
+  if (!read_time_of_day(layout, line.data() + at, line.size() - at, time)) return std::nullopt;
   CivilTime t = layout.date;
-  t.hour = two_digits(p);
-  t.minute = two_digits(p + 3);
-  t.second = two_digits(p + 6);
-  if (!time_ok(t)) return std::nullopt;
-  t.micros = 0;
-  if (layout.keeps_fraction) {
-    for (std::size_t k = 0; k < layout.fraction_digits && k < 6; ++k) t.micros = t.micros * 10 + (p[9 + k] - '0');
-    for (std::size_t k = layout.fraction_digits; k < 6; ++k) t.micros *= 10;
-  }
+  t.hour = time.hour;
+  t.minute = time.minute;
+  t.second = time.second;
+  t.micros = time.micros;
   return t;
 }
 

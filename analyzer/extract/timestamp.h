@@ -41,6 +41,19 @@ std::optional<TimeOfDayLayout> learn_time_layout(std::string_view line, std::siz
 /// parse_timestamp would return, or nullopt when the bytes do not fit the layout (then parse).
 std::optional<CivilTime> read_time_with_layout(const TimeOfDayLayout& layout, std::string_view line);
 
+/// A time of day read on a layout: the fields read_time_with_layout() puts into the template's
+/// date.
+struct TimeOfDay {
+  int hour = 0, minute = 0, second = 0;
+  int micros = 0;
+  int seconds() const { return (hour * 60 + minute) * 60 + second; }
+};
+
+/// The time of day of the `available` bytes at `p`, which are a line's bytes from
+/// `layout.time_at` on, for a layout that does not end its line: read_time_with_layout()'s
+/// reading without a line or a date. False: they do not fit the layout.
+bool read_time_of_day(const TimeOfDayLayout& layout, const char* p, std::size_t available, TimeOfDay& out);
+
 /// Microseconds since the epoch, interpreting `t` as UTC. Requires: t.year != 0 and fields in
 /// range (returns nullopt otherwise).
 std::optional<std::int64_t> civil_to_us(const CivilTime& t);

@@ -21,6 +21,7 @@ LineSearcher::LineSearcher(ByteSource& source, DiagnosticSink& diags, std::strin
       display_path_(std::move(display_path)),
       triggers_(options.triggers != nullptr && options.triggers->ok() ? options.triggers : nullptr),
       chunked_(options.chunked),
+      max_line_(options.split.max_line_bytes),
       hits_(options.follow ? own_hits_ : reused_hits) {
   follow_ = options.follow;
   if (follow_) splitter_.follow();
@@ -186,6 +187,19 @@ void LineSearcher::offer_stamp_lines(LineSink& sink, const std::vector<TriggerSc
     if (!sink.on_stamp_line(line, stamp_at, may_hold)) return;
     splitter_.take_peeked(line);
     next_hit = k;
+    // The lines after it that the sink takes as a run (the same writer's stamp-only lines).
+    std::uint64_t offset = 0;
+    LineSink::StampRun run;
+    run.text = splitter_.plain_ahead(scanned_end, offset);
+    if (run.text.empty()) continue;
+    run.hits = hits.data() + next_hit;
+    run.hit_count = hits.size() - next_hit;
+    run.shift = static_cast<std::uint32_t>(offset - hits_base);
+    run.max_line = max_line_;
+    const LineSink::RunTaken taken = sink.on_stamp_run(run);
+    if (taken.bytes == 0) continue;
+    splitter_.skip_lines_before(offset + taken.bytes);
+    next_hit += taken.hits;
   }
 }
 

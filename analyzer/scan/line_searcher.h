@@ -59,6 +59,28 @@ class LineSink {
     (void)may_hold;
     return false;
   }
+  /// The lines right after a line on_stamp_line() just took: `run.text` is whole lines (the
+  /// last may be cut by the text's end) without NUL or '\r', whose triggers are `run.hits`
+  /// (those in the text, ascending; a hit's place in the text is `end - shift`). Lines are
+  /// always short enough: `max_line` bytes at most. The sink may take the lines from the
+  /// text's start on that it can take as on_stamp_line() would have taken each, and the lines
+  /// without a hit between them; it returns how many bytes (whole lines) and hits it took.
+  /// Lets a sink go through a run of lines of one writer without a call per line. The default
+  /// takes none.
+  struct StampRun {
+    std::string_view text;
+    const TriggerScanner::Hit* hits = nullptr;
+    std::size_t hit_count = 0;
+    std::uint32_t shift = 0;
+    std::size_t max_line = 0;
+  };
+  struct RunTaken {
+    std::size_t bytes = 0, hits = 0;
+  };
+  virtual RunTaken on_stamp_run(const StampRun& run) {
+    (void)run;
+    return {};
+  }
   /// Read by the searcher before each line; not virtual, so skipping costs no call.
   bool wants_every_line() const { return open_structures_ > 0; }
 
@@ -136,6 +158,7 @@ class LineSearcher {
   ChunkedHits* chunked_;
   std::atomic<std::uint64_t>* bytes_done_ = nullptr;
   bool follow_ = false;
+  std::size_t max_line_;  // the splitter's line limit
   // One-shot: a hit list per thread, reused from file to file (a new one cost ~5 allocations a
   // file on 9,000-file jobs). A following searcher pauses between calls while other files use
   // the thread, so it keeps its own.

@@ -238,6 +238,14 @@ void LineSplitter::skip_lines_before(std::uint64_t target) {
   if (next_cr_ < begin_) find_next_cr(begin_);
 }
 
+std::string_view LineSplitter::plain_ahead(std::uint64_t until, std::uint64_t& offset) const {
+  offset = consumed_offset_ + begin_;
+  if (skipping_ || until <= offset) return {};
+  const std::size_t stop = static_cast<std::size_t>(
+      std::min<std::uint64_t>({until - consumed_offset_, end_, next_nul_, next_cr_}));
+  return stop > begin_ ? std::string_view(buffer_.get() + begin_, stop - begin_) : std::string_view{};
+}
+
 bool LineSplitter::peek_plain_line(LineView& line) const {
   if (skipping_ || begin_ >= end_) return false;
   const char* start = buffer_.get() + begin_;

@@ -63,6 +63,11 @@ class LineSplitter {
   /// as it is: ended by '\n', within the length limit, with no NUL or '\r'. False otherwise
   /// (next_raw() then takes it). `line.number` is the number it will have.
   bool peek_plain_line(LineView& line) const;
+  /// The buffered bytes from the next line on that hold no NUL or '\r', up to stream offset
+  /// `until` at most (the last line in them may be partial), and the stream offset of their
+  /// first byte: lines a caller may take whole with skip_lines_before() once it found their
+  /// ends.
+  std::string_view plain_ahead(std::uint64_t until, std::uint64_t& offset) const;
   /// Consumes the line peek_plain_line() just returned.
   void take_peeked(const LineView& line) {
     begin_ += line.text.size() + 1;

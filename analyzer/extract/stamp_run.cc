@@ -1,0 +1,102 @@
+#include "extract/stamp_run.h"
+
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace megatriage {
+namespace {
+
+// The head compared 16 bytes at a time from a padded copy: a call to memcmp for a dozen bytes
+// cost more than the rest of a line's walk.
+class HeadBytes {
+ public:
+  explicit HeadBytes(std::string_view head) : size_(head.size()) {
+    if (size_ <= sizeof(bytes_)) std::memcpy(bytes_, head.data(), size_);
+    else long_head_ = head;
+  }
+
+  // Whether the `available` bytes at p start with the head.
+  bool at(const char* p, std::size_t available) const {
+    if (available < size_) return false;
+#if defined(__SSE2__)
+    if (long_head_.empty() && available >= padded()) {
+      for (std::size_t k = 0; k < size_; k += 16) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes_ + k));
+        const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)));
+        const std::size_t left = size_ - k;
+        const unsigned wanted = left >= 16 ? 0xffffU : (1U << left) - 1;
+        if ((equal & wanted) != wanted) return false;
+      }
+      return true;
+    }
+#endif
+    return std::memcmp(p, long_head_.empty() ? bytes_ : long_head_.data(), size_) == 0;
+  }
+
+ private:
+  std::size_t padded() const { return (size_ + 15) / 16 * 16; }
+  std::size_t size_;
+  char bytes_[64] = {};
+  std::string_view long_head_;  // over 64 bytes: compared in place
+};
+
+}  // namespace
+
+StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head, const TimeOfDayLayout& layout,
+                            long long floor, bool check_steps_back) {
+  StampRunWalk walk;
+  const std::size_t time_at = layout.time_at;
+  if (head.size() != time_at + 1 || layout.ends_line || run.text.empty()) return walk;
+  const HeadBytes expected(head);
+  const char* text = run.text.data();
+  const std::size_t size = run.text.size();
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t pending = kNone;  // start of the last line read, whose end is not known yet
+  TimeOfDay time, pending_time;
+  std::size_t previous_start = 0;
+  std::size_t i = 0;
+  for (; i < run.hit_count; ++i) {
+    const TriggerScanner::Hit& h = run.hits[i];
+    if (h.literal != TriggerScanner::kStamp || h.needle) break;
+    const std::size_t end = h.end - run.shift;  // the last digit of `HH:MM:SS`
+    if (end < time_at + 7 || end >= size) break;
+    const std::size_t start = end - 7 - time_at;
+    // A line starts there (a second stamp of a line does not: no '\n' before its head).
+    if (start != 0 && text[start - 1] != '\n') break;
+    // No line before it is over the limit (the lines between are shorter than the gap).
+    if (start - previous_start > run.max_line + 1) break;
+    if (!expected.at(text + start, size - start)) break;
+    if (!read_time_of_day(layout, text + start + time_at, size - start - time_at, time)) break;
+    if (check_steps_back && time.seconds() < floor) break;
+    // The line before ends before this one starts, and held no other hit: it is taken.
+    if (pending != kNone) {
+      ++walk.lines;
+      walk.last = pending_time;
+    }
+    walk.bytes = start;
+    pending = start;
+    pending_time = time;
+    previous_start = start;
+    floor = time.seconds() - 60;
+  }
+  // The last line read: taken when it ends in the text, before the next hit.
+  if (pending != kNone) {
+    const std::size_t from = pending + time_at + 8;
+    const auto* nl = static_cast<const char*>(std::memchr(text + from, '\n', size - from));
+    if (nl != nullptr) {
+      const auto line_end = static_cast<std::size_t>(nl - text);
+      const bool alone = i == run.hit_count || run.hits[i].end - run.shift > line_end;
+      if (alone && line_end - pending <= run.max_line) {
+        ++walk.lines;
+        walk.last = pending_time;
+        walk.bytes = line_end + 1;
+      }
+    }
+  }
+  return walk;
+}
+
+}  // namespace megatriage

@@ -1,0 +1,35 @@
+// Attribute stage, a run of one writer's stamped lines: in a log stamped on every line (Python
+// logging, NeMo, Lightning) most lines hold a stamp and nothing else, and a writer prints many
+// of them in a row. Once one of them is routed (StampRoutes), the lines after it that start
+// with the same head and whose only trigger is their stamp go to the same stream, and all the
+// stream needs of them is how many there were and the last stamp. This walk finds them from
+// the trigger search's hits alone: a stamp hit sits `head + HH:MM:SS` after its line's start,
+// so the byte before that start must be a '\n' and the head must be there; no search for line
+// ends, no call per line.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "extract/timestamp.h"
+#include "scan/line_searcher.h"
+
+namespace megatriage {
+
+struct StampRunWalk {
+  std::size_t bytes = 0;  // whole lines from the run's start: those taken and the unstamped ones before them
+  std::size_t lines = 0;  // stamped lines taken (one hit each)
+  TimeOfDay last;         // the last one's time of day (when lines > 0)
+};
+
+/// The lines at the start of `run` that a route with `head` (a line's bytes up to and
+/// including the first digit of its time of day) and `layout` takes, each with no trigger but
+/// that stamp, and the lines without a hit between them. Stops before a line with another head
+/// or another trigger, a stamp its layout does not read, a line that may be over the run's
+/// limit, and, with `check_steps_back`, a stamp more than a minute before the one before it
+/// (the first one: before `floor`, a time of day in seconds), which the caller's full path
+/// reports.
+StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head, const TimeOfDayLayout& layout,
+                            long long floor, bool check_steps_back);
+
+}  // namespace megatriage

@@ -1,0 +1,177 @@
+// walk_stamp_run: which lines after a routed stamp-only line a run takes, found from the trigger
+// search's real hits on real-shaped lines (Python logging, c10), and every reason it stops
+// before a line that the full path must see.
+#include "extract/stamp_run.h"
+
+#include <doctest/doctest.h>
+
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "base/diagnostics.h"
+
+using namespace megatriage;
+
+namespace {
+
+// The line the run's route was learnt from: its head and layout (the first stamp's).
+struct Route {
+  std::string head;
+  TimeOfDayLayout layout;
+};
+
+// `from`: where the stamp starts (after the prefixes a parser names).
+Route route_of(const std::string& line, std::size_t from = 0) {
+  std::size_t time_at = from;
+  while (time_at + 8 <= line.size() && !(line[time_at + 2] == ':' && line[time_at + 5] == ':')) ++time_at;
+  std::optional<TimeOfDayLayout> layout = learn_time_layout(line, from, time_at);
+  REQUIRE(layout.has_value());
+  return {line.substr(0, time_at + 1), *layout};
+}
+
+struct Walked {
+  StampRunWalk walk;
+  std::string taken;  // the text of the bytes taken
+};
+
+Walked walk(const std::string& text, const Route& route, std::size_t max_line = 1000,
+            long long floor = LLONG_MIN, bool check = true) {
+  DiagnosticSink diags;
+  static TriggerScanner scanner({{"ERROR", 7}}, {"Traceback"}, diags, TriggerScanner::Engine::Builtin);
+  std::vector<TriggerScanner::Hit> hits;
+  scanner.scan(text, hits);
+  LineSink::StampRun run;
+  run.text = text;
+  run.hits = hits.data();
+  run.hit_count = hits.size();
+  run.max_line = max_line;
+  Walked w{walk_stamp_run(run, route.head, route.layout, floor, check), ""};
+  w.taken = text.substr(0, w.walk.bytes);
+  return w;
+}
+
+const std::string kFirst = "2026-11-29 10:01:32,683 - INFO - megatron.training - iteration 1/500000\n";
+
+}  // namespace
+
+TEST_CASE("a writer's stamp-only lines are taken whole, with the last one's time") {
+  const Route route = route_of(kFirst);
+  const std::string text =
+      "2026-11-29 10:01:32,820 - INFO - megatron.core.timers - forward-backward: 1500.39 ms\n"
+      "2026-11-29 10:01:32,957 - INFO - lightning.pytorch.utilities.rank_zero - Epoch 0\n"
+      "2026-11-29 10:01:33,094 - INFO - nemo.collections.llm.gpt.data - Loading batch 85\n";
+  const Walked w = walk(text, route);
+  CHECK(w.walk.lines == 3);
+  CHECK(w.taken == text);
+  CHECK(w.walk.last.hour == 10);
+  CHECK(w.walk.last.minute == 1);
+  CHECK(w.walk.last.second == 33);
+  CHECK(w.walk.last.micros == 94000);
+}
+
+TEST_CASE("lines without a hit between stamped ones go with the run") {
+  const Route route = route_of(kFirst);
+  const std::string text =
+      "2026-11-29 10:01:32,820 - WARNING - py.warnings - checkpoint.py:61: UserWarning: None of the inputs\n"
+      "  warnings.warn(\n"
+      "\n"
+      "2026-11-29 10:01:32,957 - INFO - megatron.core.optimizer - step 1: found inf/nan: False\n";
+  const Walked w = walk(text, route);
+  CHECK(w.walk.lines == 2);
+  CHECK(w.taken == text);
+}
+
+TEST_CASE("the run stops before a line the full path must see") {
+  const Route route = route_of(kFirst);
+  const std::string before = "2026-11-29 10:01:32,820 - INFO - megatron.core.timers - forward-backward: 1500.39 ms\n";
+  SUBCASE("another trigger in the line") {
+    const Walked w = walk(before + "2026-11-29 10:01:32,957 - ERROR - nemo.collections.llm.api - training step failed\n",
+                          route);
+    CHECK(w.walk.lines == 1);
+    CHECK(w.taken == before);
+  }
+  SUBCASE("another trigger on an unstamped line after it") {
+    const Walked w = walk(before + "Traceback (most recent call last):\n", route);
+    CHECK(w.walk.lines == 1);
+    CHECK(w.taken == before);
+  }
+  SUBCASE("the line's own text holds a trigger after the stamp") {
+    const Walked w = walk("2026-11-29 10:01:32,820 - INFO - x - ERROR in a message\n" + before, route);
+    CHECK(w.walk.lines == 0);
+    CHECK(w.taken.empty());
+  }
+  SUBCASE("a second time of day in the line") {
+    const Walked w = walk(before + "2026-11-29 10:01:32,957 - INFO - barrier - started at 10:01:30 done\n", route);
+    CHECK(w.walk.lines == 1);
+    CHECK(w.taken == before);
+  }
+  SUBCASE("another head: another day or writer") {
+    for (const std::string other : {"2026-11-30 10:01:32,957 - INFO - next day\n",
+                                    "[rank1]: 2026-11-29 10:01:32,957 - INFO - a prefix\n",
+                                    "2026-11-29 20:01:32,957 - INFO - the hour's first digit is in the head\n"}) {
+      CAPTURE(other);
+      const Walked w = walk(before + other, route);
+      CHECK(w.walk.lines == 1);
+      CHECK(w.taken == before);
+    }
+  }
+  SUBCASE("a stamp the layout does not read") {
+    for (const std::string other : {"2026-11-29 10:01:32.957 - INFO - a point, not a comma\n",
+                                    "2026-11-29 10:01:32,95 - INFO - two fraction digits\n",
+                                    "2026-11-29 10:61:32,957 - INFO - minute 61\n"}) {
+      CAPTURE(other);
+      const Walked w = walk(before + other, route);
+      CHECK(w.walk.lines == 1);
+      CHECK(w.taken == before);
+    }
+  }
+  SUBCASE("a clock stepping back by more than a minute") {
+    const std::string back = "2026-11-29 10:00:31,000 - INFO - 61 s earlier\n";
+    Walked w = walk(before + back, route);
+    CHECK(w.walk.lines == 1);
+    w = walk(before + "2026-11-29 10:00:32,820 - INFO - 60 s earlier\n", route);
+    CHECK(w.walk.lines == 2);
+    w = walk(before + back, route, 1000, LLONG_MIN, false);  // reported already: no check
+    CHECK(w.walk.lines == 2);
+    // The first line is held to the floor the caller gives.
+    w = walk(before, route, 1000, 10 * 3600 + 2 * 60);
+    CHECK(w.walk.lines == 0);
+  }
+  SUBCASE("a line that does not end in the text") {
+    const Walked w = walk(before + "2026-11-29 10:01:32,957 - INFO - cut by the buffer", route);
+    CHECK(w.walk.lines == 1);
+    CHECK(w.taken == before);
+  }
+  SUBCASE("a line over the limit, or one between") {
+    Walked w = walk(before + "2026-11-29 10:01:33,000 - INFO - " + std::string(200, 'x') + "\n", route, 120);
+    CHECK(w.walk.lines == 1);
+    CHECK(w.taken == before);
+    w = walk(before + std::string(200, 'y') + "\n2026-11-29 10:01:33,000 - INFO - short\n", route, 120);
+    CHECK(w.walk.lines == 1);
+    CHECK(w.taken == before);
+  }
+}
+
+TEST_CASE("c10 stamps: the head holds the rank prefix, the fraction is not kept") {
+  const Route route = route_of(
+      "[rank5]:[W1129 10:00:00.015838 ProcessGroupNCCL.cpp:4718] Warning: TORCH_NCCL_AVOID_RECORD_STREAMS\n", 8);
+  CHECK_FALSE(route.layout.keeps_fraction);
+  const std::string text =
+      "[rank5]:[W1129 10:00:01.015838 CUDAAllocatorConfig.h:28] Warning: expandable_segments\n"
+      "[rank5]:[W1129 10:00:02.115838 Utils.hpp:135] Warning: Environment variable\n"
+      "[rank6]:[W1129 10:00:03.015838 Utils.hpp:135] Warning: Environment variable\n";
+  const Walked w = walk(text, route);
+  CHECK(w.walk.lines == 2);
+  CHECK(w.walk.last.second == 2);
+  CHECK(w.walk.last.micros == 0);
+}
+
+TEST_CASE("heads longer than the compare's buffer are compared in place") {
+  const std::string prefix(80, 'p');
+  const Route route = route_of(prefix + " 2026-11-29 10:01:32,683 - INFO - first\n", prefix.size() + 1);
+  const std::string text = prefix + " 2026-11-29 10:01:32,820 - INFO - second\n" + prefix.substr(1) +
+                           "q 2026-11-29 10:01:32,957 - INFO - another head\n";
+  const Walked w = walk(text, route);
+  CHECK(w.walk.lines == 1);
+}
