@@ -54,8 +54,9 @@ StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head
   const char* text = run.text.data();
   const std::size_t size = run.text.size();
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  const TimeOfDayReader reader(layout);
   std::size_t pending = kNone;  // start of the last line read, whose end is not known yet
-  TimeOfDay time, pending_time;
+  std::size_t taken = kNone;    // start of the last line taken
   std::size_t previous_start = 0;
   std::size_t i = 0;
   for (; i < run.hit_count; ++i) {
@@ -69,18 +70,18 @@ StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head
     // No line before it is over the limit (the lines between are shorter than the gap).
     if (start - previous_start > run.max_line + 1) break;
     if (!expected.at(text + start, size - start)) break;
-    if (!read_time_of_day(layout, text + start + time_at, size - start - time_at, time)) break;
-    if (check_steps_back && time.seconds() < floor) break;
+    int seconds = 0;
+    if (!reader.seconds_at(text + start + time_at, size - start - time_at, seconds)) break;
+    if (check_steps_back && seconds < floor) break;
     // The line before ends before this one starts, and held no other hit: it is taken.
     if (pending != kNone) {
       ++walk.lines;
-      walk.last = pending_time;
+      taken = pending;
     }
     walk.bytes = start;
     pending = start;
-    pending_time = time;
     previous_start = start;
-    floor = time.seconds() - 60;
+    floor = seconds - 60;
   }
   // The last line read: taken when it ends in the text, before the next hit.
   if (pending != kNone) {
@@ -91,11 +92,12 @@ StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head
       const bool alone = i == run.hit_count || run.hits[i].end - run.shift > line_end;
       if (alone && line_end - pending <= run.max_line) {
         ++walk.lines;
-        walk.last = pending_time;
+        taken = pending;
         walk.bytes = line_end + 1;
       }
     }
   }
+  if (taken != kNone) walk.last = reader.time_of_day(text + taken + time_at);
   return walk;
 }
 

@@ -3,9 +3,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace megatriage {
 namespace {
@@ -333,44 +330,11 @@ std::optional<TimeOfDayLayout> learn_time_layout(std::string_view line, std::siz
   return layout;
 }
 
-namespace {
-
-// The `n` bytes at p have the template's layout: digits where it has digits, its bytes elsewhere.
-// Every stamped line of a routed writer passes here: 16 bytes at once where the line has them.
-bool fits_layout(const TimeOfDayLayout& layout, const char* p, std::size_t available) {
-  std::size_t k = 0;
-#if defined(__SSE2__)
-  if (available >= 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i tmpl = _mm_loadu_si128(reinterpret_cast<const __m128i*>(layout.bytes));
-    const __m128i off = _mm_sub_epi8(v, _mm_set1_epi8('0'));
-    const __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(off, _mm_set1_epi8(9)), off);
-    const __m128i toff = _mm_sub_epi8(tmpl, _mm_set1_epi8('0'));
-    const __m128i tdigit = _mm_cmpeq_epi8(_mm_min_epu8(toff, _mm_set1_epi8(9)), toff);
-    const __m128i ok = _mm_or_si128(_mm_and_si128(tdigit, digit), _mm_andnot_si128(tdigit, _mm_cmpeq_epi8(v, tmpl)));
-    const unsigned wanted = layout.length >= 16 ? 0xffffU : (1U << layout.length) - 1;
-    if ((static_cast<unsigned>(_mm_movemask_epi8(ok)) & wanted) != wanted) return false;
-    k = 16;
-  }
-#endif
-  for (; k < layout.length; ++k)
-    if (is_digit(layout.bytes[k]) ? !is_digit(p[k]) : p[k] != layout.bytes[k]) return false;
-  return true;
-}
-
-}  // namespace
-
 bool read_time_of_day(const TimeOfDayLayout& layout, const char* p, std::size_t available, TimeOfDay& out) {
-  if (available < layout.length || !fits_layout(layout, p, available)) return false;
-  out.hour = two_digits(p);
-  out.minute = two_digits(p + 3);
-  out.second = two_digits(p + 6);
-  if (out.hour >= 24 || out.minute >= 60 || out.second > 60) return false;
-  out.micros = 0;
-  if (layout.keeps_fraction) {
-    for (std::size_t k = 0; k < layout.fraction_digits && k < 6; ++k) out.micros = out.micros * 10 + (p[9 + k] - '0');
-    for (std::size_t k = layout.fraction_digits; k < 6; ++k) out.micros *= 10;
-  }
+  const TimeOfDayReader reader(layout);
+  int seconds = 0;
+  if (!reader.seconds_at(p, available, seconds)) return false;
+  out = reader.time_of_day(p);
   return true;
 }
 

@@ -5,12 +5,17 @@
 // NCCL WARN `[%F %T]`). Returns broken-down time; year inference happens in the caller.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "model/types.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace megatriage {
 
@@ -53,6 +58,74 @@ struct TimeOfDay {
 /// `layout.time_at` on, for a layout that does not end its line: read_time_with_layout()'s
 /// reading without a line or a date. False: they do not fit the layout.
 bool read_time_of_day(const TimeOfDayLayout& layout, const char* p, std::size_t available, TimeOfDay& out);
+
+/// read_time_of_day() for many lines of one layout (a run of one writer's lines): what it works
+/// out from the layout alone is worked out once, and a line's fraction is read only when asked.
+class TimeOfDayReader {
+ public:
+  explicit TimeOfDayReader(const TimeOfDayLayout& layout) : layout_(layout) {
+#if defined(__SSE2__)
+    template_ = _mm_loadu_si128(reinterpret_cast<const __m128i*>(layout.bytes));
+    const __m128i offset = _mm_sub_epi8(template_, _mm_set1_epi8('0'));
+    template_digits_ = _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(9)), offset);
+    wanted_ = layout.length >= 16 ? 0xffffU : (1U << layout.length) - 1;
+#endif
+  }
+
+  /// Whether the `available` bytes at `p` fit the layout with a time of day in range; its
+  /// seconds since midnight in `seconds`.
+  bool seconds_at(const char* p, std::size_t available, int& seconds) const {
+    if (available < layout_.length || !fits(p, available)) return false;
+    // The template has digits at HH, MM and SS, so these are digits.
+    const int hour = (p[0] - '0') * 10 + (p[1] - '0'), minute = (p[3] - '0') * 10 + (p[4] - '0'),
+              second = (p[6] - '0') * 10 + (p[7] - '0');
+    if (hour >= 24 || minute >= 60 || second > 60) return false;  // a leap second prints :60
+    seconds = (hour * 60 + minute) * 60 + second;
+    return true;
+  }
+
+  /// The time of day at `p`, which seconds_at() accepted.
+  TimeOfDay time_of_day(const char* p) const {
+    TimeOfDay t;
+    t.hour = (p[0] - '0') * 10 + (p[1] - '0');
+    t.minute = (p[3] - '0') * 10 + (p[4] - '0');
+    t.second = (p[6] - '0') * 10 + (p[7] - '0');
+    if (layout_.keeps_fraction) {
+      for (std::size_t k = 0; k < layout_.fraction_digits && k < 6; ++k) t.micros = t.micros * 10 + (p[9 + k] - '0');
+      for (std::size_t k = layout_.fraction_digits; k < 6; ++k) t.micros *= 10;
+    }
+    return t;
+  }
+
+  /// The `layout.length` bytes at p (`available` >= that) have the template's layout: digits
+  /// where it has digits, its bytes elsewhere. 16 bytes at once where the line has them.
+  bool fits(const char* p, std::size_t available) const {
+    std::size_t k = 0;
+#if defined(__SSE2__)
+    if (available >= 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const __m128i offset = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+      const __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(9)), offset);
+      const __m128i ok = _mm_or_si128(_mm_and_si128(template_digits_, digit),
+                                      _mm_andnot_si128(template_digits_, _mm_cmpeq_epi8(v, template_)));
+      if ((static_cast<unsigned>(_mm_movemask_epi8(ok)) & wanted_) != wanted_) return false;
+      k = 16;
+    }
+#endif
+    for (; k < layout_.length; ++k) {
+      const bool digit_wanted = layout_.bytes[k] >= '0' && layout_.bytes[k] <= '9';
+      if (digit_wanted ? !(p[k] >= '0' && p[k] <= '9') : p[k] != layout_.bytes[k]) return false;
+    }
+    return true;
+  }
+
+ private:
+  const TimeOfDayLayout& layout_;
+#if defined(__SSE2__)
+  __m128i template_, template_digits_;
+  unsigned wanted_;
+#endif
+};
 
 /// Microseconds since the epoch, interpreting `t` as UTC. Requires: t.year != 0 and fields in
 /// range (returns nullopt otherwise).
