@@ -201,6 +201,7 @@ class FileAnalyzer : public LineSink {
   // The searcher's shortcut for a line whose only triggers are stamps: what on_line() does with
   // such a line while the file is quiet (below), without the hit it would build.
   bool on_stamp_line(const LineView& line, std::uint32_t stamp_at, std::uint8_t may_hold) override {
+    no_stamp_run();
     if (open_structures_ != 0 || !adoptions_.empty() || (may_hold & kWatchEscape) != 0) return false;
     return on_routed_stamp(line, stamp_at);
   }
@@ -213,6 +214,7 @@ class FileAnalyzer : public LineSink {
   // The extractors run here, not in a helper: this is the one call per examined line (private:
   // only the searcher calls it, through LineSink).
   void on_line(const LineView& line, const LineHit& hit) override {
+    no_stamp_run();
     // A stamped line without a traceback's, table's or host line's anchor, while nothing in the
     // file is open, matters only for its time, its rules and its facts: its stream is the one
     // its head leads to (StampRoutes), and unless a rule matches its body, the stamp and the
@@ -453,20 +455,35 @@ class FileAnalyzer : public LineSink {
   bool on_routed_stamp(const LineView& line, std::uint32_t stamp_at) {
     const StampRoute<StreamState>* route = stamp_routes_.find(line.text.substr(0, stamp_at + 1));
     if (route == nullptr || !take_routed_stamp(*route, line)) return false;
-    // The writer's next lines may follow as a run (on_stamp_run()).
-    if (route->layout && !route->layout->ends_line) run_start_.set(route, stamp_routes_.last_head());
+    ready_stamp_run(*route);
     return true;
   }
 
-  // The lines after a stamp-only line that on_routed_stamp() took, as far as they are the same
-  // writer's stamp-only lines (walk_stamp_run()): what on_stamp() would do with each of them
-  // in turn, done once. After the first line, on_stamp() only counts a line and moves the
-  // clocks: nothing of its stream, or of its srun task's, waits for a stamp any more (the
-  // first one ended every wait), and nothing is open (the file is quiet).
+  // After a line taken on `route`: the writer's next lines may follow as a run (on_stamp_run()).
+  void ready_stamp_run(const StampRoute<StreamState>& route) {
+    if (!route.layout || route.layout->ends_line) return;
+    run_start_.set(&route, stamp_routes_.last_head());
+    stamp_run_ready_ = true;
+  }
+
+  // Only the line just taken may start a run: a later one would skip the lines between.
+  void no_stamp_run() {
+    run_start_.clear();
+    stamp_run_ready_ = false;
+  }
+
+  // The lines after a line taken on a route (on_routed_stamp(), on_routed_line()), as far as
+  // they are the same writer's stamp-only lines (walk_stamp_run()): what on_stamp() would do
+  // with each of them in turn, done once. After that line, on_stamp() only counts a line and
+  // moves the clocks: nothing of its stream, or of its srun task's, waits for a stamp any more
+  // (that line's stamp ended every wait), and nothing is open (the file is quiet).
   RunTaken on_stamp_run(const StampRun& run) override {
     const StampRoute<StreamState>* route = run_start_.route();
-    run_start_.clear();
-    if (route == nullptr || open_structures_ != 0 || !adoptions_.empty()) return {};
+    const std::string_view head = run_start_.head();
+    no_stamp_run();
+    if (route == nullptr || open_structures_ != 0 || !adoptions_.empty() || (run.may_hold & kWatchEscape) != 0)
+      return {};
+    if (!stamp_run_starts(run, head)) return {};
     StreamState& stream = *route->stream;
     const TimeOfDayLayout& layout = *route->layout;
     if (!stream.last_stamp || !stream.awaiting_upper_bound.empty()) return {};
@@ -476,7 +493,7 @@ class FileAnalyzer : public LineSink {
     const long long floor = stream.last_stamp->year == day.year
                                 ? year_seconds(*stream.last_stamp) - 60 - year_seconds(day)
                                 : std::numeric_limits<long long>::min();
-    const StampRunWalk walk = walk_stamp_run(run, run_start_.head(), layout, floor, !reported_backwards_);
+    const StampRunWalk walk = walk_stamp_run(run, head, layout, floor, !reported_backwards_);
     if (walk.lines > 0) {
       CivilTime last = day;
       last.hour = walk.last.hour;
@@ -513,6 +530,7 @@ class FileAnalyzer : public LineSink {
                          (hit.may_hold & kWatchGpu) != 0);
       update_busy(stream);  // an arguments dump may start here
     }
+    ready_stamp_run(*route);
     return true;
   }
 

@@ -1,5 +1,6 @@
 #include "extract/stamp_run.h"
 
+#include <cstdint>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -39,20 +40,39 @@ class HeadBytes {
  private:
   std::size_t padded() const { return (size_ + 15) / 16 * 16; }
   std::size_t size_;
-  char bytes_[64] = {};
+  char bytes_[64];  // the head, then bytes never compared
   std::string_view long_head_;  // over 64 bytes: compared in place
 };
 
 }  // namespace
+
+bool stamp_run_starts(const LineSink::StampRun& run, std::string_view head) {
+  if (run.hit_count == 0 || head.empty()) return false;
+  const TriggerScanner::Hit& first = run.hits[0];
+  const std::size_t end = first.end - run.shift, time_at = head.size() - 1;
+  if (first.literal != TriggerScanner::kStamp || first.needle || end < time_at + 7 || end >= run.text.size())
+    return false;
+  const std::size_t start = end - 7 - time_at;
+  if (start != 0 && run.text[start - 1] != '\n') return false;
+  // Writers' heads differ most often in their last bytes (a rank, the hour): those first.
+  const char* p = run.text.data() + start;
+  if (head.size() >= 8) {
+    std::uint64_t a = 0, b = 0;
+    std::memcpy(&a, p + head.size() - 8, 8);
+    std::memcpy(&b, head.data() + head.size() - 8, 8);
+    if (a != b) return false;
+  }
+  return std::memcmp(p, head.data(), head.size()) == 0;
+}
 
 StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head, const TimeOfDayLayout& layout,
                             long long floor, bool check_steps_back) {
   StampRunWalk walk;
   const std::size_t time_at = layout.time_at;
   if (head.size() != time_at + 1 || layout.ends_line || run.text.empty()) return walk;
-  const HeadBytes expected(head);
   const char* text = run.text.data();
   const std::size_t size = run.text.size();
+  const HeadBytes expected(head);
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   const TimeOfDayReader reader(layout);
   std::size_t pending = kNone;  // start of the last line read, whose end is not known yet

@@ -22,6 +22,11 @@ struct StampRunWalk {
   TimeOfDay last;         // the last one's time of day (when lines > 0)
 };
 
+/// Whether `run` starts with a line of a route with `head`: its first hit is a stamp where the
+/// head puts it, after a line start and the head. The cheap look before a walk (which looks
+/// again), one that most runs offered do not pass: the next line is another writer's.
+bool stamp_run_starts(const LineSink::StampRun& run, std::string_view head);
+
 /// The lines at the start of `run` that a route with `head` (a line's bytes up to and
 /// including the first digit of its time of day) and `layout` takes, each with no trigger but
 /// that stamp, and the lines without a hit between them. Stops before a line with another head

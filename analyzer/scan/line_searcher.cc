@@ -151,6 +151,8 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         line_hit.only_stamps = !other;
       }
       sink.on_line(line, line_hit);
+      if (sink.stamp_run_ready() && scanned_end > 0)
+        offer_stamp_run(sink, hits, next_hit, hits_base, scanned_end, uncertain);
     }
   }
   next_hit_ = next_hit;
@@ -187,20 +189,36 @@ void LineSearcher::offer_stamp_lines(LineSink& sink, const std::vector<TriggerSc
     if (!sink.on_stamp_line(line, stamp_at, may_hold)) return;
     splitter_.take_peeked(line);
     next_hit = k;
-    // The lines after it that the sink takes as a run (the same writer's stamp-only lines).
-    std::uint64_t offset = 0;
-    LineSink::StampRun run;
-    run.text = splitter_.plain_ahead(scanned_end, offset);
-    if (run.text.empty()) continue;
-    run.hits = hits.data() + next_hit;
-    run.hit_count = hits.size() - next_hit;
-    run.shift = static_cast<std::uint32_t>(offset - hits_base);
-    run.max_line = max_line_;
-    const LineSink::RunTaken taken = sink.on_stamp_run(run);
-    if (taken.bytes == 0) continue;
-    splitter_.skip_lines_before(offset + taken.bytes);
-    next_hit += taken.hits;
+    if (sink.stamp_run_ready()) offer_stamp_run(sink, hits, next_hit, hits_base, scanned_end, may_hold);
   }
+}
+
+// The lines after the one just shown that the sink takes as a run (the same writer's stamp-only
+// lines), taken from the buffer without being split.
+void LineSearcher::offer_stamp_run(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits,
+                                   std::size_t& next_hit, std::uint64_t hits_base, std::uint64_t scanned_end,
+                                   std::uint8_t may_hold) {
+  // A run starts with a stamp-only line: most often the next hits say at once that there is
+  // none (the next line's stamp followed closely by another trigger, most likely in its line).
+  // Only a shortcut is left out when that guess is wrong.
+  constexpr std::uint32_t kNear = 256;
+  auto plain_stamp = [](const TriggerScanner::Hit& h) { return h.literal == TriggerScanner::kStamp && !h.needle; };
+  if (next_hit >= hits.size() || !plain_stamp(hits[next_hit])) return;
+  if (next_hit + 1 < hits.size() && !plain_stamp(hits[next_hit + 1]) &&
+      hits[next_hit + 1].end - hits[next_hit].end < kNear)
+    return;
+  std::uint64_t offset = 0;
+  LineSink::StampRun run;
+  run.text = splitter_.plain_ahead(scanned_end, offset);
+  run.hits = hits.data() + next_hit;
+  run.hit_count = hits.size() - next_hit;
+  run.shift = static_cast<std::uint32_t>(offset - hits_base);
+  run.max_line = max_line_;
+  run.may_hold = may_hold;
+  const LineSink::RunTaken taken = sink.on_stamp_run(run);
+  if (taken.bytes == 0) return;
+  splitter_.skip_lines_before(offset + taken.bytes);
+  next_hit += taken.hits;
 }
 
 }  // namespace megatriage

@@ -59,7 +59,8 @@ class LineSink {
     (void)may_hold;
     return false;
   }
-  /// The lines right after a line on_stamp_line() just took: `run.text` is whole lines (the
+  /// The lines right after the line just shown (to on_line() or on_stamp_line()), when the sink
+  /// said stamp_run_ready(): `run.text` is whole lines (the
   /// last may be cut by the text's end) without NUL or '\r', whose triggers are `run.hits`
   /// (those in the text, ascending; a hit's place in the text is `end - shift`). Lines are
   /// always short enough: `max_line` bytes at most. The sink may take the lines from the
@@ -73,6 +74,7 @@ class LineSink {
     std::size_t hit_count = 0;
     std::uint32_t shift = 0;
     std::size_t max_line = 0;
+    std::uint8_t may_hold = 0xff;  // what the lines without any other hit may hold (as on_stamp_line's)
   };
   struct RunTaken {
     std::size_t bytes = 0, hits = 0;
@@ -83,6 +85,9 @@ class LineSink {
   }
   /// Read by the searcher before each line; not virtual, so skipping costs no call.
   bool wants_every_line() const { return open_structures_ > 0; }
+  /// Whether on_stamp_run() may take lines after the line just shown; read by the searcher after
+  /// each line it showed.
+  bool stamp_run_ready() const { return stamp_run_ready_; }
 
  protected:
   LineSink() = default;
@@ -91,6 +96,8 @@ class LineSink {
 
   /// How many structures of the sink want every line; maintained by the sink.
   std::size_t open_structures_ = 0;
+  /// Set by the sink when it took a line after which on_stamp_run() may take more.
+  bool stamp_run_ready_ = false;
 };
 
 /// How a source starts, from its head: empty and binary files, and megatriage's own reports
@@ -149,6 +156,8 @@ class LineSearcher {
   void search_triggered(LineSink& sink, const TriggerScanner& triggers);
   void offer_stamp_lines(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits, std::size_t& next_hit,
                          std::uint64_t hits_base, std::uint64_t scanned_end, std::uint8_t may_hold);
+  void offer_stamp_run(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits, std::size_t& next_hit,
+                       std::uint64_t hits_base, std::uint64_t scanned_end, std::uint8_t may_hold);
   void search_every_line(LineSink& sink);
 
   LineSplitter splitter_;

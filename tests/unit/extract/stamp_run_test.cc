@@ -175,3 +175,26 @@ TEST_CASE("heads longer than the compare's buffer are compared in place") {
   const Walked w = walk(text, route);
   CHECK(w.walk.lines == 1);
 }
+
+TEST_CASE("the cheap look before a walk agrees with the walk's first line") {
+  const Route route = route_of(kFirst);
+  DiagnosticSink diags;
+  TriggerScanner scanner({{"ERROR", 7}}, {"Traceback"}, diags, TriggerScanner::Engine::Builtin);
+  for (const std::string& text : {std::string("2026-11-29 10:01:32,820 - INFO - same writer\n"),
+                                 std::string("2026-11-29 20:01:32,820 - INFO - the hour's first digit differs\n"),
+                                 std::string("[rank1]: 2026-11-29 10:01:32,820 - INFO - another writer\n"),
+                                 std::string("ERROR 2026-11-29 10:01:32,820 - a needle first\n"),
+                                 std::string("no stamp at all\n")}) {
+    CAPTURE(text);
+    std::vector<TriggerScanner::Hit> hits;
+    scanner.scan(text, hits);
+    LineSink::StampRun run;
+    run.text = text;
+    run.hits = hits.data();
+    run.hit_count = hits.size();
+    run.max_line = 1000;
+    const bool starts = stamp_run_starts(run, route.head);
+    CHECK(starts == (walk_stamp_run(run, route.head, route.layout, LLONG_MIN, true).lines == 1));
+    CHECK(starts == (text.find("same writer") != std::string::npos));
+  }
+}
