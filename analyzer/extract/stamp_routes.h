@@ -10,12 +10,15 @@
 // (a prefix learnt mid-file).
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "extract/timestamp.h"
 
@@ -50,15 +53,20 @@ class StampRoutes {
 
   /// The route kept for `head`, or null.
   const StampRoute<Stream>* find(std::string_view head) {
-    // Lines of one writer come in runs: the last route taken is checked first.
-    if (last_ != nullptr && last_head_.size() == head.size() &&
-        std::memcmp(last_head_.data(), head.data(), head.size()) == 0)
-      return last_;
-    auto it = routes_.find(head);
-    if (it == routes_.end()) return nullptr;
-    last_head_ = it->first;
-    last_ = &it->second;
-    return last_;
+    // Writers print in runs or take turns (ranks in one srun file): the routes found lately
+    // are kept in a small table by a hash of their head, which costs one compare where the
+    // map's lookup walks three pointers.
+    if (recent_.empty()) return nullptr;  // no route kept
+    const std::uint64_t hash = quick_hash(head);
+    Recent& r = recent_[hash & (recent_.size() - 1)];
+    if (r.route == nullptr || r.hash != hash || r.head.size() != head.size() ||
+        std::memcmp(r.head.data(), head.data(), head.size()) != 0) {
+      auto it = routes_.find(head);
+      if (it == routes_.end()) return nullptr;
+      r = Recent{hash, it->first, &it->second};
+    }
+    last_head_ = r.head;
+    return r.route;
   }
 
   /// The head of the route find() last returned.
@@ -68,12 +76,17 @@ class StampRoutes {
   bool has_room() const { return routes_.size() < kMaxRoutes; }
 
   void keep(std::string_view head, const StampRoute<Stream>& route) {
-    if (has_room()) routes_.try_emplace(std::string(head), route);
+    if (!has_room()) return;
+    routes_.try_emplace(std::string(head), route);
+    // Room for every route in the table of recent ones, from a few KiB (a file of one writer)
+    // to kMaxRecent entries (hundreds of ranks in one file); growing starts it afresh.
+    const std::size_t wanted = std::min(kMaxRecent, std::bit_ceil(std::max<std::size_t>(64, 4 * routes_.size())));
+    if (recent_.size() < wanted) recent_.assign(wanted, Recent{});
   }
 
   void clear() {
     routes_.clear();
-    last_ = nullptr;
+    recent_.clear();
     last_head_ = {};
   }
 
@@ -84,8 +97,33 @@ class StampRoutes {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, StampRoute<Stream>, Hash, std::equal_to<>> routes_;
-  const StampRoute<Stream>* last_ = nullptr;
-  std::string_view last_head_;  // the key of last_ (points into routes_)
+  // The head's length and a few words at its ends: writers' heads differ near their ends (a
+  // rank, the hour) or starts (an srun task); equal hashes are compared in full.
+  static std::uint64_t quick_hash(std::string_view s) {
+    std::uint64_t h = s.size() * 0x9E3779B97F4A7C15ULL;
+    auto mix = [&h](std::uint64_t w) { h = (h ^ w) * 0xFF51AFD7ED558CCDULL; h ^= h >> 32; };
+    auto word = [&s](std::size_t at) {  // 8 bytes from `at` (fixed-size copies compile to loads)
+      std::uint64_t w = 0;
+      std::memcpy(&w, s.data() + at, 8);
+      return w;
+    };
+    if (s.size() < 8) {
+      for (char c : s) mix(static_cast<unsigned char>(c));
+      return h;
+    }
+    mix(word(0));
+    if (s.size() > 16) mix(word(s.size() - 16));
+    mix(word(s.size() - 8));
+    return h;
+  }
+  struct Recent {
+    std::uint64_t hash = 0;
+    std::string_view head;  // a key of routes_
+    const StampRoute<Stream>* route = nullptr;
+  };
+  static constexpr std::size_t kMaxRecent = 1024;
+  std::vector<Recent> recent_;  // a power of two entries, or none before the first route
+  std::string_view last_head_;  // the key of the route find() last returned
 };
 
 }  // namespace megatriage

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 using namespace megatriage;
 
@@ -57,4 +58,32 @@ TEST_CASE("heads that never repeat stop being kept") {
   for (int i = 0; i < 10000; ++i) routes.keep("[" + std::to_string(i) + "] 1", StampRoute<Stream>{&a, 0, 0, true, -1, std::nullopt});
   CHECK(routes.find("[0] 1") != nullptr);
   CHECK(routes.find("[9999] 1") == nullptr);
+}
+
+TEST_CASE("many writers taking turns each find their own route, as the table of recent ones grows") {
+  StampRoutes<Stream> routes;
+  std::vector<Stream> streams(600);
+  auto head = [](int i) {  // heads of one length that differ only in the middle (a rank)
+    std::string rank = std::to_string(i);
+    return "  3: [default3]:[rank" + std::string(3 - rank.size(), '0') + rank + "]:[W1129 1";
+  };
+  for (int i = 0; i < 600; ++i) {
+    streams[i].id = i;
+    routes.keep(head(i), StampRoute<Stream>{&streams[i], 0, 0, false, -1, std::nullopt});
+    // Every route kept so far is still found, with the right stream, while the table grows.
+    for (int j = 0; j <= i; j += 37) {
+      const StampRoute<Stream>* r = routes.find(head(j));
+      REQUIRE(r != nullptr);
+      CHECK(r->stream->id == j);
+    }
+  }
+  for (int round = 0; round < 3; ++round)
+    for (int i = 0; i < 600; ++i) {
+      const StampRoute<Stream>* r = routes.find(head(i));
+      REQUIRE(r != nullptr);
+      CHECK(r->stream->id == i);
+      CHECK(routes.last_head() == head(i));
+    }
+  CHECK(routes.find("  3: [default3]:[rank600]:[W1129 1") == nullptr);
+  CHECK(routes.find("  3: [default3]:[rank000]:[W1129 2") == nullptr);
 }
