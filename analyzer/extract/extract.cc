@@ -59,7 +59,9 @@ struct StreamState {
   std::string host;  // from NCCL headers of this stream
   int srun_task = -1, tee_local_rank = -1, rank = -1;
   bool busy = false;  // inside a traceback or an arguments dump: every line of it matters
-  std::uint64_t last_line = 0;  // the last line routed to it
+  // The last line routed to it. Read only while an adoption waits (route()), when no shortcut
+  // runs: a run of stamp-only lines (on_stamp_run()) need not set it.
+  std::uint64_t last_line = 0;
 };
 
 // NCCL lines a stream's host is taken from: every rank prints some of these at init, and every
@@ -787,8 +789,9 @@ class FileAnalyzer : public LineSink {
   ChildFailureTable child_failures_;
   RankMentions rank_mentions_;
   StampRoutes<StreamState> stamp_routes_;
-  // The route of the stamp-only line on_routed_stamp() just took, for on_stamp_run(). A copy
-  // (a watcher's snapshot) starts without one: its routes are not the original's.
+  // The route of the line just taken on one (on_routed_stamp(), on_routed_line()), for
+  // on_stamp_run(). A copy (a watcher's snapshot) starts without one: its routes are not the
+  // original's.
   class RunStart {
    public:
     RunStart() = default;

@@ -40,7 +40,7 @@ class HeadBytes {
  private:
   std::size_t padded() const { return (size_ + 15) / 16 * 16; }
   std::size_t size_;
-  char bytes_[64];  // the head, then bytes never compared
+  char bytes_[64] = {};  // the head, then zeros (loaded, never compared)
   std::string_view long_head_;  // over 64 bytes: compared in place
 };
 

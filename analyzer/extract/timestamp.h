@@ -55,8 +55,8 @@ struct TimeOfDay {
 };
 
 /// The time of day of the `available` bytes at `p`, which are a line's bytes from
-/// `layout.time_at` on, for a layout that does not end its line: read_time_with_layout()'s
-/// reading without a line or a date. False: they do not fit the layout.
+/// `layout.time_at` on: read_time_with_layout()'s reading without a line or a date. False: they
+/// do not fit the layout.
 bool read_time_of_day(const TimeOfDayLayout& layout, const char* p, std::size_t available, TimeOfDay& out);
 
 /// read_time_of_day() for many lines of one layout (a run of one writer's lines): what it works

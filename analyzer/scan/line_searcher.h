@@ -60,14 +60,13 @@ class LineSink {
     return false;
   }
   /// The lines right after the line just shown (to on_line() or on_stamp_line()), when the sink
-  /// said stamp_run_ready(): `run.text` is whole lines (the
-  /// last may be cut by the text's end) without NUL or '\r', whose triggers are `run.hits`
-  /// (those in the text, ascending; a hit's place in the text is `end - shift`). Lines are
-  /// always short enough: `max_line` bytes at most. The sink may take the lines from the
-  /// text's start on that it can take as on_stamp_line() would have taken each, and the lines
-  /// without a hit between them; it returns how many bytes (whole lines) and hits it took.
-  /// Lets a sink go through a run of lines of one writer without a call per line. The default
-  /// takes none.
+  /// said stamp_run_ready(): `run.text` is the buffered lines from there (the last may be cut
+  /// by the text's end), without NUL or '\r', and `run.hits` their triggers (ascending; a hit's
+  /// place in the text is `end - shift`). The sink may take the lines from the text's start on
+  /// that on_stamp_line() would have taken one by one, with the lines without a hit between
+  /// them, but none longer than `max_line` (the splitter's limit) nor one that goes past the
+  /// text; it returns how many bytes (whole lines) and hits it took. Lets a sink go through a
+  /// run of one writer's lines without a call per line. The default takes none.
   struct StampRun {
     std::string_view text;
     const TriggerScanner::Hit* hits = nullptr;
