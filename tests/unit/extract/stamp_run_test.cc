@@ -35,18 +35,29 @@ struct Walked {
   std::string taken;  // the text of the bytes taken
 };
 
-Walked walk(const std::string& text, const Route& route, std::size_t max_line = 1000,
-            long long floor = LLONG_MIN, bool check = true) {
+// `text` searched as the analysis searches it (a needle and an anchor, and every stamp), as a
+// run handed to a sink.
+struct Searched {
+  std::vector<TriggerScanner::Hit> hits;
+  LineSink::StampRun run;
+};
+
+Searched search(const std::string& text, std::size_t max_line) {
   DiagnosticSink diags;
   static TriggerScanner scanner({{"ERROR", 7}}, {"Traceback"}, diags, TriggerScanner::Engine::Builtin);
-  std::vector<TriggerScanner::Hit> hits;
-  scanner.scan(text, hits);
-  LineSink::StampRun run;
-  run.text = text;
-  run.hits = hits.data();
-  run.hit_count = hits.size();
-  run.max_line = max_line;
-  Walked w{walk_stamp_run(run, route.head, route.layout, floor, check), ""};
+  Searched s;
+  scanner.scan(text, s.hits);
+  s.run.text = text;
+  s.run.hits = s.hits.data();
+  s.run.hit_count = s.hits.size();
+  s.run.max_line = max_line;
+  return s;
+}
+
+Walked walk(const std::string& text, const Route& route, std::size_t max_line = 1000,
+            long long floor = LLONG_MIN, bool check = true) {
+  const Searched s = search(text, max_line);
+  Walked w{walk_stamp_run(s.run, route.head, route.layout, floor, check), ""};
   w.taken = text.substr(0, w.walk.bytes);
   return w;
 }
@@ -157,21 +168,14 @@ TEST_CASE("heads longer than the compare's buffer are compared in place") {
 
 TEST_CASE("the cheap look before a walk agrees with the walk's first line") {
   const Route route = route_of(kFirst);
-  DiagnosticSink diags;
-  TriggerScanner scanner({{"ERROR", 7}}, {"Traceback"}, diags, TriggerScanner::Engine::Builtin);
   for (const std::string& text : {std::string("2026-11-29 10:01:32,820 - INFO - same writer\n"),
                                  std::string("2026-11-29 20:01:32,820 - INFO - the hour's first digit differs\n"),
                                  std::string("[rank1]: 2026-11-29 10:01:32,820 - INFO - another writer\n"),
                                  std::string("ERROR 2026-11-29 10:01:32,820 - a needle first\n"),
                                  std::string("no stamp at all\n")}) {
     CAPTURE(text);
-    std::vector<TriggerScanner::Hit> hits;
-    scanner.scan(text, hits);
-    LineSink::StampRun run;
-    run.text = text;
-    run.hits = hits.data();
-    run.hit_count = hits.size();
-    run.max_line = 1000;
+    const Searched s = search(text, 1000);
+    const LineSink::StampRun& run = s.run;
     const bool starts = stamp_run_starts(run, route.head);
     CHECK(starts == (walk_stamp_run(run, route.head, route.layout, LLONG_MIN, true).lines == 1));
     CHECK(starts == (text.find("same writer") != std::string::npos));
