@@ -461,18 +461,14 @@ class FileAnalyzer : public LineSink {
     return true;
   }
 
-  // After a line taken on `route`: the writer's next lines may follow as a run (on_stamp_run()).
+  // After a line taken on `route` (the one StampRoutes found last): the writer's next lines may
+  // follow as a run (on_stamp_run()).
   void ready_stamp_run(const StampRoute<StreamState>& route) {
-    if (!route.layout || route.layout->ends_line) return;
-    run_start_.set(&route, stamp_routes_.last_head());
-    stamp_run_ready_ = true;
+    stamp_run_ready_ = route.layout && !route.layout->ends_line;
   }
 
   // Only the line just taken may start a run: a later one would skip the lines between.
-  void no_stamp_run() {
-    run_start_.clear();
-    stamp_run_ready_ = false;
-  }
+  void no_stamp_run() { stamp_run_ready_ = false; }
 
   // The lines after a line taken on a route (on_routed_stamp(), on_routed_line()), as far as
   // they are the same writer's stamp-only lines (walk_stamp_run()): what on_stamp() would do
@@ -480,8 +476,10 @@ class FileAnalyzer : public LineSink {
   // moves the clocks: nothing of its stream, or of its srun task's, waits for a stamp any more
   // (that line's stamp ended every wait), and nothing is open (the file is quiet).
   RunTaken on_stamp_run(const StampRun& run) override {
-    const StampRoute<StreamState>* route = run_start_.route();
-    const std::string_view head = run_start_.head();
+    // The route of the line just taken (a copy of the analyzer has none: its routes are not
+    // the original's).
+    const StampRoute<StreamState>* route = stamp_run_ready_ ? stamp_routes_.last() : nullptr;
+    const std::string_view head = stamp_routes_.last_head();
     no_stamp_run();
     if (route == nullptr || open_structures_ != 0 || !adoptions_.empty() || (run.may_hold & kWatchEscape) != 0)
       return {};
@@ -789,30 +787,6 @@ class FileAnalyzer : public LineSink {
   ChildFailureTable child_failures_;
   RankMentions rank_mentions_;
   StampRoutes<StreamState> stamp_routes_;
-  // The route of the line just taken on one (on_routed_stamp(), on_routed_line()), for
-  // on_stamp_run(). A copy (a watcher's snapshot) starts without one: its routes are not the
-  // original's.
-  class RunStart {
-   public:
-    RunStart() = default;
-    RunStart(const RunStart&) {}
-    RunStart& operator=(const RunStart&) {
-      clear();
-      return *this;
-    }
-    void set(const StampRoute<StreamState>* route, std::string_view head) {
-      route_ = route;
-      head_ = head;
-    }
-    void clear() { route_ = nullptr; }
-    const StampRoute<StreamState>* route() const { return route_; }
-    std::string_view head() const { return head_; }  // the route's key
-
-   private:
-    const StampRoute<StreamState>* route_ = nullptr;
-    std::string_view head_;
-  };
-  RunStart run_start_;
   UnmatchedLines unmatched_;
 };
 

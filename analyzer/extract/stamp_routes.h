@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/sampled_hash.h"
 #include "extract/timestamp.h"
 
 namespace megatriage {
@@ -65,11 +66,13 @@ class StampRoutes {
       if (it == routes_.end()) return nullptr;
       r = Recent{hash, it->first, &it->second};
     }
+    last_ = r.route;
     last_head_ = r.head;
-    return r.route;
+    return last_;
   }
 
-  /// The head of the route find() last returned.
+  /// The route find() last returned (null after clear() and in a copy), and its head.
+  const StampRoute<Stream>* last() const { return last_; }
   std::string_view last_head() const { return last_head_; }
 
   /// A file whose heads never repeat (a counter in every prefix) would only fill memory.
@@ -87,6 +90,7 @@ class StampRoutes {
   void clear() {
     routes_.clear();
     recent_.clear();
+    last_ = nullptr;
     last_head_ = {};
   }
 
@@ -97,23 +101,12 @@ class StampRoutes {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, StampRoute<Stream>, Hash, std::equal_to<>> routes_;
-  // The head's length and a few words at its ends: writers' heads differ near their ends (a
-  // rank, the hour) or starts (an srun task); equal hashes are compared in full.
+  // The head's length and three words of it (base/sampled_hash.h): writers' heads differ
+  // near their ends (a rank, the hour) or starts (an srun task).
   static std::uint64_t quick_hash(std::string_view s) {
-    std::uint64_t h = s.size() * 0x9E3779B97F4A7C15ULL;
-    auto mix = [&h](std::uint64_t w) { h = (h ^ w) * 0xFF51AFD7ED558CCDULL; h ^= h >> 32; };
-    auto word = [&s](std::size_t at) {  // 8 bytes from `at` (fixed-size copies compile to loads)
-      std::uint64_t w = 0;
-      std::memcpy(&w, s.data() + at, 8);
-      return w;
-    };
-    if (s.size() < 8) {
-      for (char c : s) mix(static_cast<unsigned char>(c));
-      return h;
-    }
-    mix(word(0));
-    if (s.size() > 16) mix(word(s.size() - 16));
-    mix(word(s.size() - 8));
+    std::uint64_t h = mix_word(hash_seed(s.size()), text_word(s, 0));
+    if (s.size() > 16) h = mix_word(h, text_word(s, s.size() - 16));
+    if (s.size() > 8) h = mix_word(h, text_word(s, s.size() - 8));
     return h;
   }
   struct Recent {
@@ -123,7 +116,8 @@ class StampRoutes {
   };
   static constexpr std::size_t kMaxRecent = 1024;
   std::vector<Recent> recent_;  // a power of two entries, or none before the first route
-  std::string_view last_head_;  // the key of the route find() last returned
+  const StampRoute<Stream>* last_ = nullptr;  // the route find() last returned
+  std::string_view last_head_;                 // its key
 };
 
 }  // namespace megatriage

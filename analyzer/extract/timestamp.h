@@ -77,8 +77,7 @@ class TimeOfDayReader {
   bool seconds_at(const char* p, std::size_t available, int& seconds) const {
     if (available < layout_.length || !fits(p, available)) return false;
     // The template has digits at HH, MM and SS, so these are digits.
-    const int hour = (p[0] - '0') * 10 + (p[1] - '0'), minute = (p[3] - '0') * 10 + (p[4] - '0'),
-              second = (p[6] - '0') * 10 + (p[7] - '0');
+    const int hour = two(p), minute = two(p + 3), second = two(p + 6);
     if (hour >= 24 || minute >= 60 || second > 60) return false;  // a leap second prints :60
     seconds = (hour * 60 + minute) * 60 + second;
     return true;
@@ -87,9 +86,9 @@ class TimeOfDayReader {
   /// The time of day at `p`, which seconds_at() accepted.
   TimeOfDay time_of_day(const char* p) const {
     TimeOfDay t;
-    t.hour = (p[0] - '0') * 10 + (p[1] - '0');
-    t.minute = (p[3] - '0') * 10 + (p[4] - '0');
-    t.second = (p[6] - '0') * 10 + (p[7] - '0');
+    t.hour = two(p);
+    t.minute = two(p + 3);
+    t.second = two(p + 6);
     if (layout_.keeps_fraction) {
       for (std::size_t k = 0; k < layout_.fraction_digits && k < 6; ++k) t.micros = t.micros * 10 + (p[9 + k] - '0');
       for (std::size_t k = layout_.fraction_digits; k < 6; ++k) t.micros *= 10;
@@ -120,6 +119,7 @@ class TimeOfDayReader {
   }
 
  private:
+  static int two(const char* p) { return (p[0] - '0') * 10 + (p[1] - '0'); }  // two digits
   const TimeOfDayLayout& layout_;
 #if defined(__SSE2__)
   __m128i template_, template_digits_;

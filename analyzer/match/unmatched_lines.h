@@ -15,6 +15,8 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "base/sampled_hash.h"
+
 namespace megatriage {
 
 class UnmatchedLines {
@@ -61,20 +63,14 @@ class UnmatchedLines {
   // of one kind differ at the end (a duration, a sequence number) or just after the stamp.
   struct Hash {
     using is_transparent = void;
-    static std::uint64_t word(std::string_view s, std::size_t at) {
-      std::uint64_t w = 0;
-      std::memcpy(&w, s.data() + at, std::min<std::size_t>(8, s.size() - at));
-      return w;
-    }
     static std::size_t of(std::string_view head, std::string_view tail) {
-      std::uint64_t h = head.size() * 0x9E3779B97F4A7C15ULL ^ tail.size();
-      auto mix = [&h](std::uint64_t w) { h = (h ^ w) * 0xFF51AFD7ED558CCDULL; h ^= h >> 32; };
-      if (!head.empty()) mix(word(head, head.size() > 8 ? head.size() - 8 : 0));
+      std::uint64_t h = hash_seed(head.size()) ^ tail.size();
+      if (!head.empty()) h = mix_word(h, text_word(head, head.size() > 8 ? head.size() - 8 : 0));
       if (!tail.empty()) {
-        mix(word(tail, 0));
-        if (tail.size() > 8) mix(word(tail, 8));
-        if (tail.size() > 16) mix(word(tail, tail.size() - 16));
-        if (tail.size() > 24) mix(word(tail, tail.size() - 8));
+        h = mix_word(h, text_word(tail, 0));
+        if (tail.size() > 8) h = mix_word(h, text_word(tail, 8));
+        if (tail.size() > 16) h = mix_word(h, text_word(tail, tail.size() - 16));
+        if (tail.size() > 24) h = mix_word(h, text_word(tail, tail.size() - 8));
       }
       return static_cast<std::size_t>(h);
     }
