@@ -322,6 +322,10 @@ std::optional<TimeOfDayLayout> learn_time_layout(std::string_view line, std::siz
     ++n;
     while (n < 18 && time_at + n < line.size() && is_digit(p[n])) ++n;
     layout.fraction_digits = static_cast<std::uint8_t>(n - 9);
+  } else if (time_at + n < line.size() && (p[n] == '.' || p[n] == ',')) {
+    // A separator without a fraction: whether a digit follows it decides what the shapes read,
+    // so the byte after it (or the line's end) is part of the layout too.
+    ++n;
   }
   layout.ends_line = time_at + n >= line.size();
   if (!layout.ends_line) ++n;  // the byte the shape tests after the time

@@ -263,6 +263,9 @@ TEST_SUITE("timestamp") {
         "2024-05-01T12:00:00",
         "2024-05-01 12:00:00.123456789 tail",
         "[E728 15:01:59.561275187 socket.cpp:1028] y",
+        // A separator without a fraction (found by fuzz_file): a digit after it would be read.
+        "2026-11-30 07:10:12,k 0 on vm (NVIDIA H200)",
+        "2026-11-30 07:10:12.",
     };
     const char replacements[] = {'0', '5', '9', ':', '.', ',', ' ', ']', 'x', '\0'};
     int answered = 0;
@@ -273,7 +276,7 @@ TEST_SUITE("timestamp") {
       std::optional<TimeOfDayLayout> layout = learn_time_layout(tmpl, from, time_at);
       REQUIRE(layout.has_value());
       REQUIRE(read_time_with_layout(*layout, tmpl).has_value());
-      // Every single-byte change after the time, and cuts of the line at every length.
+      // Every single-byte change after the time.
       for (std::size_t at = time_at; at < tmpl.size() && at < time_at + 24; ++at) {
         for (char c : replacements) {
           std::string line(tmpl);
@@ -286,6 +289,13 @@ TEST_SUITE("timestamp") {
             CHECK(to_debug_string(*t) == to_debug_string(*full));
           }
         }
+      }
+      // Cuts of the line at every length, and the line with a digit more at its end.
+      const std::string longer = std::string(tmpl) + "5";
+      if (std::optional<CivilTime> t = read_time_with_layout(*layout, longer)) {
+        std::optional<CivilTime> full = parse_timestamp(std::string_view(longer).substr(from));
+        REQUIRE(full.has_value());
+        CHECK(to_debug_string(*t) == to_debug_string(*full));
       }
       for (std::size_t size = time_at; size <= tmpl.size(); ++size) {
         std::string_view cut = tmpl.substr(0, size);

@@ -245,6 +245,17 @@ TEST_CASE("fast path: fuzz findings (first byte: fuzz_file's mode) stay equal") 
   CHECK(inputs >= 1);
 }
 
+TEST_CASE("fast path: a stamp with a separator but no fraction teaches no layout that drops one") {
+  // fuzz_file finding, reduced: the route learnt from `07:10:12,k` read the next line's
+  // `07:10:12,748` as 07:10:12 (the layout ended at the comma); every-line analysis parses it.
+  check_same_for_every_buffer("[default0]:2026-11-30 07:10:12,k 0 on vm (NVIDIA H200)\n"
+                              "[default0]:2026-11-30 07:10:12,748 INFO [rank 1] starting training\n"
+                              "[default0]:2026-11-30 07:10:13.5\n"
+                              "[default0]:2026-11-30 07:10:13,\n"
+                              "[default0]:2026-11-30 07:10:13,7\n",
+                              "separator without fraction");
+}
+
 TEST_CASE("fast path: streams of huge ranks and task ids keep their own keys") {
   // Review finding: 21-bit key fields made rank 2097151 the "no rank" stream, and which line
   // created that stream then differed between the two paths.
