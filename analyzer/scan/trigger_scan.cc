@@ -40,17 +40,39 @@ void check_time_at(std::string_view text, std::size_t i, std::vector<TriggerScan
     hits.push_back({static_cast<std::uint32_t>(i + 5), TriggerScanner::kStamp, false});
 }
 
-void find_times_scalar(std::string_view text, std::size_t from, std::vector<TriggerScanner::Hit>& hits) {
-  for (std::size_t i = from; i + 3 < text.size(); ++i)
-    if (text[i] == ':' && text[i + 3] == ':') check_time_at(text, i, hits);
+// A one-byte literal found in the same pass as the stamps (ESC): one pass over the text fewer.
+struct ByteLiteral {
+  int byte = -1;  // -1: none
+  TriggerScanner::Hit hit{};  // its literal and needle flag
+};
+
+void find_times_scalar(std::string_view text, std::size_t from, const ByteLiteral& one,
+                       std::vector<TriggerScanner::Hit>& hits, std::vector<TriggerScanner::Hit>& byte_hits) {
+  for (std::size_t i = from; i < text.size(); ++i) {
+    if (i + 3 < text.size() && text[i] == ':' && text[i + 3] == ':') check_time_at(text, i, hits);
+    if (static_cast<unsigned char>(text[i]) == one.byte)
+      byte_hits.push_back({static_cast<std::uint32_t>(i), one.hit.literal, one.hit.needle});
+  }
+}
+
+void add_byte_hits(std::uint64_t mask, std::size_t at, const ByteLiteral& one,
+                   std::vector<TriggerScanner::Hit>& byte_hits) {
+  for (; mask != 0; mask &= mask - 1)
+    byte_hits.push_back({static_cast<std::uint32_t>(at + static_cast<std::size_t>(__builtin_ctzll(mask))),
+                         one.hit.literal, one.hit.needle});
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2"))) void find_times_avx2(std::string_view text,
-                                                     std::vector<TriggerScanner::Hit>& hits) {
+__attribute__((target("avx2"))) void find_times_avx2(std::string_view text, const ByteLiteral& one,
+                                                     std::vector<TriggerScanner::Hit>& hits,
+                                                     std::vector<TriggerScanner::Hit>& byte_hits) {
   const __m256i colon = _mm256_set1_epi8(':');
+  // No byte: a value no cmpeq can meet is not available, so the colon stands in (its hits are
+  // dropped below: a colon is never that byte).
+  const __m256i byte = _mm256_set1_epi8(static_cast<char>(one.byte >= 0 ? one.byte : ':'));
+  const bool with_byte = one.byte >= 0 && one.byte != ':';
   std::size_t i = 0;
-  // Two blocks a step, one test for both: most of a log has no `:..:` at all.
+  // Two blocks a step, one test for all: most of a log has no `:..:` at all.
   for (; i + 3 + 64 <= text.size(); i += 64) {
     __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i));
     __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + 3));
@@ -58,29 +80,30 @@ __attribute__((target("avx2"))) void find_times_avx2(std::string_view text,
     __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + 35));
     __m256i first = _mm256_and_si256(_mm256_cmpeq_epi8(a, colon), _mm256_cmpeq_epi8(b, colon));
     __m256i second = _mm256_and_si256(_mm256_cmpeq_epi8(c, colon), _mm256_cmpeq_epi8(d, colon));
-    if (_mm256_testz_si256(_mm256_or_si256(first, second), _mm256_or_si256(first, second))) continue;
+    __m256i bytes = with_byte ? _mm256_or_si256(_mm256_cmpeq_epi8(a, byte), _mm256_cmpeq_epi8(c, byte))
+                              : _mm256_setzero_si256();
+    __m256i any = _mm256_or_si256(_mm256_or_si256(first, second), bytes);
+    if (_mm256_testz_si256(any, any)) continue;
     auto mask = static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(first))) |
                 static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(second))) << 32;
     while (mask != 0) {
       check_time_at(text, i + static_cast<std::size_t>(__builtin_ctzll(mask)), hits);
       mask &= mask - 1;
     }
-  }
-  for (; i + 3 + 32 <= text.size(); i += 32) {
-    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i));
-    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + 3));
-    auto mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(
-        _mm256_and_si256(_mm256_cmpeq_epi8(a, colon), _mm256_cmpeq_epi8(b, colon))));
-    while (mask != 0) {
-      check_time_at(text, i + static_cast<std::size_t>(__builtin_ctz(mask)), hits);
-      mask &= mask - 1;
+    if (with_byte && !_mm256_testz_si256(bytes, bytes)) {
+      add_byte_hits(static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, byte)))) |
+                        static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(c, byte)))) << 32,
+                    i, one, byte_hits);
     }
   }
-  find_times_scalar(text, i, hits);
+  find_times_scalar(text, i, one, hits, byte_hits);
 }
 
-void find_times_sse2(std::string_view text, std::vector<TriggerScanner::Hit>& hits) {
+void find_times_sse2(std::string_view text, const ByteLiteral& one, std::vector<TriggerScanner::Hit>& hits,
+                     std::vector<TriggerScanner::Hit>& byte_hits) {
   const __m128i colon = _mm_set1_epi8(':');
+  const __m128i byte = _mm_set1_epi8(static_cast<char>(one.byte >= 0 ? one.byte : ':'));
+  const bool with_byte = one.byte >= 0 && one.byte != ':';
   std::size_t i = 0;
   for (; i + 3 + 16 <= text.size(); i += 16) {
     __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
@@ -91,18 +114,22 @@ void find_times_sse2(std::string_view text, std::vector<TriggerScanner::Hit>& hi
       check_time_at(text, i + static_cast<std::size_t>(__builtin_ctz(mask)), hits);
       mask &= mask - 1;
     }
+    if (with_byte) add_byte_hits(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, byte))), i, one, byte_hits);
   }
-  find_times_scalar(text, i, hits);
+  find_times_scalar(text, i, one, hits, byte_hits);
 }
 #endif
 
-void find_times(std::string_view text, std::vector<TriggerScanner::Hit>& hits) {
+// Appends the stamps of `text` to `hits` and the occurrences of `one`'s byte to `byte_hits`,
+// each in ascending order.
+void find_times(std::string_view text, const ByteLiteral& one, std::vector<TriggerScanner::Hit>& hits,
+                std::vector<TriggerScanner::Hit>& byte_hits) {
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return find_times_avx2(text, hits);
-  return find_times_sse2(text, hits);
+  if (avx2) return find_times_avx2(text, one, hits, byte_hits);
+  return find_times_sse2(text, one, hits, byte_hits);
 #else
-  find_times_scalar(text, 0, hits);
+  find_times_scalar(text, 0, one, hits, byte_hits);
 #endif
 }
 
@@ -172,8 +199,9 @@ TriggerScanner::TriggerScanner(const std::vector<Needle>& needles,
               "", 0, "use fewer needles");
     return;
   }
-  // A one-byte literal (ESC) is found by memchr in either engine: in Vectorscan's literal
-  // matcher it more than doubled the cost of the whole search (docs/performance.md).
+  // A one-byte literal (ESC) is found outside either engine, in the stamps' pass (any further
+  // ones by memchr): in Vectorscan's literal matcher it more than doubled the cost of the whole
+  // search (docs/performance.md).
   std::vector<std::string> multi;
   std::vector<unsigned> multi_ids;
   for (std::size_t i = 0; i < needed.size(); ++i) {
@@ -301,17 +329,31 @@ void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit
   } else {
     scan_vectorscan(text, hits);
   }
-  for (std::size_t b = 0; b < single_bytes_.size(); ++b)
+  // The first one-byte literal is looked for in the stamps' pass, any others by memchr.
+  for (std::size_t b = 1; b < single_bytes_.size(); ++b)
     for (const char* p = text.data();
          (p = static_cast<const char*>(std::memchr(p, single_bytes_[b], text.data() + text.size() - p))); ++p)
       hits.push_back({static_cast<std::uint32_t>(p - text.data()), single_literal_[b], needle_[single_literal_[b]]});
   auto by_end = [](const Hit& a, const Hit& b) { return a.end < b.end; };
   if (!std::is_sorted(hits.begin() + static_cast<long>(first), hits.end(), by_end))
     std::sort(hits.begin() + static_cast<long>(first), hits.end(), by_end);
+  ByteLiteral one;
+  if (!single_bytes_.empty()) {
+    one.byte = static_cast<unsigned char>(single_bytes_[0]);
+    one.hit = Hit{0, single_literal_[0], static_cast<bool>(needle_[single_literal_[0]])};
+  }
+  thread_local std::vector<Hit> byte_hits;
+  byte_hits.clear();
   std::size_t middle = hits.size();
-  find_times(text, hits);
+  find_times(text, one, hits, byte_hits);
   std::inplace_merge(hits.begin() + static_cast<long>(first), hits.begin() + static_cast<long>(middle),
                      hits.end(), by_end);
+  if (!byte_hits.empty()) {
+    middle = hits.size();
+    hits.insert(hits.end(), byte_hits.begin(), byte_hits.end());
+    std::inplace_merge(hits.begin() + static_cast<long>(first), hits.begin() + static_cast<long>(middle),
+                       hits.end(), by_end);
+  }
 }
 
 void TriggerScanner::scan_vectorscan(std::string_view text, std::vector<TriggerScanner::Hit>& hits) const {

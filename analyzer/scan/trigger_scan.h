@@ -99,7 +99,7 @@ class TriggerScanner {
   PairIndex pairs_;                  // tag: literal index
   std::vector<bool> needle_;         // per literal: a needle may be there
   std::vector<bool> anchor_;         // per literal: an anchor may be there (may_be_anchor)
-  // Either engine: one-byte literals by memchr.
+  // Either engine: one-byte literals, the first in the stamps' pass, others by memchr.
   std::string single_bytes_;
   std::vector<std::uint16_t> single_literal_;  // per byte of single_bytes_
 };
