@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <vector>
 
 #include "base/sampled_hash.h"
 
@@ -35,65 +35,91 @@ class UnmatchedLines {
       while (digits < body.size() && body[digits] >= '0' && body[digits] <= '9') ++digits;
       if (digits > end + 1) end = digits;
     }
-    last_ = Parts{body.substr(0, stamp_at), end < body.size() ? body.substr(end) : std::string_view{}};
-    const bool found = lines_.find(last_) != lines_.end();
+    head_ = body.substr(0, stamp_at);
+    tail_ = end < body.size() ? body.substr(end) : std::string_view{};
+    hash_ = hash_of(head_, tail_);
+    const bool found = !slots_.empty() && find_slot() != kSlots;
     found_ += found;
     return found;
   }
 
-  void clear() { lines_.clear(); }
+  void clear() {
+    slots_.clear();
+    texts_.clear();
+    size_ = 0;
+  }
 
   /// Keeps the line the last seen() looked up: it matched no rule. Valid while that line is.
   void remember() {
     // Lines that never repeat (a counter in each) would only fill memory.
-    if (!given_up_ && lines_.size() < kMaxLines) lines_.insert(Key{std::string(last_.head), std::string(last_.tail)});
+    if (given_up_ || size_ >= kMaxLines || texts_.size() + head_.size() + tail_.size() > kMaxBytes) return;
+    if (slots_.empty()) slots_.assign(kSlots, Slot{});
+    if (find_slot() != kSlots) return;
+    // Lines of one kind whose sampled words agree (they differ in the middle: a rank, an id)
+    // share a hash; a few of them are kept, not a run of slots that every lookup would walk.
+    std::size_t i = hash_ & (kSlots - 1), same_hash = 0;
+    for (; slots_[i].used; i = (i + 1) & (kSlots - 1))
+      if (slots_[i].hash == hash_ && ++same_hash == kMaxSameHash) return;
+    slots_[i] = Slot{hash_, static_cast<std::uint32_t>(texts_.size()), static_cast<std::uint32_t>(head_.size()),
+                 static_cast<std::uint32_t>(tail_.size()), true};
+    texts_.append(head_);
+    texts_.append(tail_);
+    ++size_;
   }
 
  private:
-  // A line without its stamp: the text before it and the text after it. Looked up as views
-  // into the line (no copy per line), kept as strings.
-  struct Parts {
-    std::string_view head, tail;
+  // A line kept: its hash and where its text before and after the stamp lies in texts_.
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t at = 0, head = 0, tail = 0;
+    bool used = false;
   };
-  struct Key {
-    std::string head, tail;
-  };
+
   // Hashes a few words at the ends of both parts and their lengths, not every byte: the memo is
   // asked about most lines of a noisy file, and equal hashes are compared in full anyway. Lines
   // of one kind differ at the end (a duration, a sequence number) or just after the stamp.
-  struct Hash {
-    using is_transparent = void;
-    static std::size_t of(std::string_view head, std::string_view tail) {
-      std::uint64_t h = hash_seed(head.size()) ^ tail.size();
-      if (!head.empty()) h = mix_word(h, text_word(head, head.size() > 8 ? head.size() - 8 : 0));
-      if (!tail.empty()) {
-        h = mix_word(h, text_word(tail, 0));
-        if (tail.size() > 8) h = mix_word(h, text_word(tail, 8));
-        if (tail.size() > 16) h = mix_word(h, text_word(tail, tail.size() - 16));
-        if (tail.size() > 24) h = mix_word(h, text_word(tail, tail.size() - 8));
-      }
-      return static_cast<std::size_t>(h);
+  static std::uint64_t hash_of(std::string_view head, std::string_view tail) {
+    std::uint64_t h = hash_seed(head.size()) ^ tail.size();
+    if (!head.empty()) h = mix_word(h, text_word(head, head.size() > 8 ? head.size() - 8 : 0));
+    if (!tail.empty()) {
+      h = mix_word(h, text_word(tail, 0));
+      if (tail.size() > 8) h = mix_word(h, text_word(tail, 8));
+      if (tail.size() > 32) h = mix_word(h, text_word(tail, tail.size() / 2));
+      if (tail.size() > 16) h = mix_word(h, text_word(tail, tail.size() - 16));
+      if (tail.size() > 24) h = mix_word(h, text_word(tail, tail.size() - 8));
     }
-    std::size_t operator()(const Parts& p) const { return of(p.head, p.tail); }
-    std::size_t operator()(const Key& k) const { return of(k.head, k.tail); }
-  };
-  struct Equal {
-    using is_transparent = void;
-    static bool same(std::string_view a, std::string_view b, std::string_view c, std::string_view d) {
-      return a == c && b == d;
+    return h;
+  }
+
+  // The slot holding the last line seen(), or kSlots. An open-addressing table with no
+  // removals: a lookup is a hash, an index and a compare, where a node-based set walked
+  // pointers and took a division (a sixth of the extractor's time on an srun file of c10 lines).
+  std::size_t find_slot() const {
+    for (std::size_t i = hash_ & (kSlots - 1); slots_[i].used; i = (i + 1) & (kSlots - 1)) {
+      const Slot& slot = slots_[i];
+      if (slot.hash != hash_ || slot.head != head_.size() || slot.tail != tail_.size()) continue;
+      const char* text = texts_.data() + slot.at;
+      if (std::memcmp(text + slot.head, tail_.data(), tail_.size()) == 0 &&
+          std::memcmp(text, head_.data(), head_.size()) == 0)
+        return i;
     }
-    bool operator()(const Key& x, const Key& y) const { return same(x.head, x.tail, y.head, y.tail); }
-    bool operator()(const Parts& x, const Key& y) const { return same(x.head, x.tail, y.head, y.tail); }
-    bool operator()(const Key& x, const Parts& y) const { return same(x.head, x.tail, y.head, y.tail); }
-  };
+    return kSlots;
+  }
 
   static constexpr std::size_t kMaxLines = 1024;
+  static constexpr std::size_t kMaxBytes = 1 << 20;    // ... and their texts
+  static constexpr std::size_t kMaxSameHash = 4;       // ... and lines of one hash
+  static constexpr std::size_t kSlots = 2 * kMaxLines;  // a power of two, never more than half full
   static constexpr std::size_t kTrial = 4096;  // lines asked about before judging the memo
   static constexpr std::size_t kWorthIt = 8;   // ... which must have found one in this many
   std::size_t asked_ = 0, found_ = 0;
   bool given_up_ = false;
-  Parts last_;
-  std::unordered_set<Key, Hash, Equal> lines_;
+  // The line seen() looked up last: its text before and after the stamp, and their hash.
+  std::string_view head_, tail_;
+  std::uint64_t hash_ = 0;
+  std::vector<Slot> slots_;  // kSlots, or none before the first line kept
+  std::string texts_;        // the kept lines' texts, one after another
+  std::size_t size_ = 0;     // lines kept
 };
 
 }  // namespace megatriage

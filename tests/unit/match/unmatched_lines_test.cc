@@ -33,3 +33,28 @@ TEST_CASE("only lines remembered are seen") {
   CHECK_FALSE(lines.seen("x 10:00:00 y", 2));
   CHECK_FALSE(lines.seen("x 10:00:00 y", 2));  // looked up, never remembered
 }
+
+TEST_CASE("many lines of one kind: never a line that was not kept, the first ones found") {
+  // Lines that differ in one digit somewhere in a long text: some share a hash, and the table
+  // keeps a few of those, so a lookup never walks a long run of them.
+  UnmatchedLines lines;
+  auto line = [&](std::size_t i, std::size_t at) {
+    std::string t(120, static_cast<char>('a' + at % 26));  // each round a kind of its own
+    t[at] = static_cast<char>('0' + i % 10);
+    t[at + 1] = static_cast<char>('0' + i / 10 % 10);
+    return "[I1129 10:00:00.1 X.cpp:1] " + t;
+  };
+  for (std::size_t at : {0, 30, 60, 100}) {
+    for (std::size_t i = 0; i < 60; ++i) {
+      const std::string text = line(i, at);  // remember() keeps the text seen() looked up
+      CHECK_FALSE(lines.seen(text, 7));
+      lines.remember();
+    }
+    CHECK(lines.seen(line(0, at), 7));
+    CHECK(lines.seen(line(1, at), 7));
+    for (std::size_t i = 60; i < 100; ++i) CHECK_FALSE(lines.seen(line(i, at), 7));
+  }
+  // Kept lines found again after the table is cleared: none.
+  lines.clear();
+  CHECK_FALSE(lines.seen(line(0, 0), 7));
+}
