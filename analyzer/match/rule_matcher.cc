@@ -6,6 +6,7 @@
 
 #include "match/rule_matcher.h"
 
+#include "match/first_literal.h"
 #include "match/rule_regex_options.h"
 #include "scan/pair_index.h"
 
@@ -271,6 +272,7 @@ struct RuleMatcher::Compiled {
   // tried from its first occurrence; captures are anchored at its occurrences (capture_groups).
   std::vector<std::string> prefix;
   std::vector<LeadingLiterals> lead;  // per rule: leading_literals(), or none under case folding
+  std::vector<FirstLiteral> first_lead;  // per rule: finds the first of lead's literals
 
   struct KindSet {
     std::vector<int> rule_of;       // Set index -> rule index
@@ -318,6 +320,7 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
     const bool exact = rule_regex_options().case_sensitive();
     c.prefix.push_back(exact ? required_regex_prefix(rule.regex) : std::string());
     c.lead.push_back(exact ? leading_literals(rule.regex) : LeadingLiterals{});
+    c.first_lead.emplace_back(c.lead.back().literals);
     rules_.push_back(std::move(rule));
     compiled.push_back(std::move(re));
   }
@@ -491,7 +494,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
       // on the text from there only (also the memo's key).
       const LeadingLiterals& lead = c.lead[rule];
       std::size_t from = lead.literals.empty() && lead.at_start.empty() ? 0 : std::string_view::npos;
-      for (const std::string& l : lead.literals) from = std::min(from, text.find(l));
+      if (!lead.literals.empty()) from = c.first_lead[rule].find(text);
       for (const std::string& l : lead.at_start)
         if (text.substr(0, l.size()) == l) from = 0;
       if (from == std::string_view::npos) continue;
