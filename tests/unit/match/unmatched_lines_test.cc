@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+
 using namespace megatriage;
 
 TEST_CASE("lines that differ only in their stamp are seen once") {
@@ -57,4 +59,19 @@ TEST_CASE("many lines of one kind: never a line that was not kept, the first one
   // Kept lines found again after the table is cleared: none.
   lines.clear();
   CHECK_FALSE(lines.seen(line(0, 0), 7));
+}
+
+TEST_CASE("the memo stops looking once it finds fewer than two lines in three") {
+  // Every `new_every`-th line is new (a duration in it); the others are one warning.
+  auto run = [](std::size_t new_every) {
+    UnmatchedLines lines;
+    const std::string warning = "[W1129 10:00:00.1 X.cpp:1] Warning: deprecated";
+    for (std::size_t i = 0; i < 5000; ++i) {
+      const std::string text = i % new_every == 0 ? "[I1129 10:00:00.1 X.cpp:2] took " + std::to_string(i) + " ms" : warning;
+      if (!lines.seen(text, 7)) lines.remember();
+    }
+    return lines.seen(warning, 7);
+  };
+  CHECK(run(4));       // three in four found: still looking
+  CHECK_FALSE(run(2));  // one in two: given up, every line is "not seen"
 }
