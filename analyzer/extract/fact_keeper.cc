@@ -31,7 +31,9 @@ void FactKeeper::add(std::string_view key, std::string_view value, std::uint64_t
 // a string or searching the registry, and mostly without hashing.
 FactKeeper::KeySlot& FactKeeper::slot_of(std::string_view key) {
   for (const Recent& r : recent_)
-    if (r.key.size() == key.size() && std::memcmp(r.key.data(), key.data(), key.size()) == 0) return *r.slot;
+    if (r.slot != nullptr && r.key.size() == key.size() &&
+        (key.empty() || (r.key[0] == key[0] && std::memcmp(r.key.data(), key.data(), key.size()) == 0)))
+      return *r.slot;
   auto k = key_slots_.find(key);
   if (k == key_slots_.end()) k = key_slots_.emplace(std::string(key), KeySlot{fact_spec(key).in_file}).first;
   recent_[next_recent_] = Recent{k->first, &k->second};

@@ -33,6 +33,10 @@ class FactKeeper final : public FactOut {
   }
 
   void add(std::string_view key, std::string_view value, std::uint64_t line, int rank) override;
+  bool settled(std::string_view key) override {
+    const KeySlot& k = slot_of(key);
+    return k.merge == FactMerge::First && k.index != KeySlot::kNone;
+  }
 
   /// The facts kept, in the order their keys (or key and rank) were first seen.
   std::vector<Fact> take() { return std::move(kept_); }

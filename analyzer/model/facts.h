@@ -27,6 +27,9 @@ struct Fact {
 class FactOut {
  public:
   virtual void add(std::string_view key, std::string_view value, std::uint64_t line, int rank) = 0;
+  /// Whether adding `key` would change nothing, whatever the value (a first value kept): a
+  /// parser may then skip finding it.
+  virtual bool settled(std::string_view key) { (void)key; return false; }
 
  protected:
   ~FactOut() = default;
