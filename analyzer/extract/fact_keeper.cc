@@ -1,11 +1,12 @@
 #include "extract/fact_keeper.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 namespace megatriage {
 
-void FactKeeper::add(std::string_view key, std::string_view value, std::uint64_t line, int rank) {
+void FactKeeper::keep(std::string_view key, std::string_view value, std::uint64_t line, int rank) {
   KeySlot& k = slot_of(key);
   const FactMerge merge = k.merge;
   std::size_t& slot = merge == FactMerge::MaxPerRank
@@ -25,6 +26,62 @@ void FactKeeper::add(std::string_view key, std::string_view value, std::uint64_t
   kept.value.assign(value);
   kept.line = line;
   kept.rank = rank;
+}
+
+bool FactKeeper::defer(std::string_view text, std::uint64_t line, int rank, const ReplacedLine& kind) {
+  if (pending_kind_ != &kind) {
+    flush();
+    // Only keys whose latest or first value is kept: a per-rank maximum needs every line.
+    for (std::size_t i = 0; i < kind.key_count; ++i)
+      if (slot_of(kind.keys[i]).merge == FactMerge::MaxPerRank) return false;
+    pending_kind_ = &kind;
+  }
+  if (pending_count_ == pending_.size()) pending_.emplace_back();
+  Pending& p = pending_[pending_count_++];
+  p.text.assign(text);
+  p.line = line;
+  p.rank = rank;
+  if (pending_count_ == kMaxPending) {
+    // Full: when the newest line replaces every fact of the ones before it, they are dropped
+    // unparsed (the common case: one parse per kMaxPending lines); else all are parsed.
+    if (replaces_all(pending_[pending_count_ - 1])) {
+      std::swap(pending_[0], pending_[pending_count_ - 1]);
+      pending_count_ = 1;
+    } else {
+      flush_pending();
+    }
+  }
+  return true;
+}
+
+bool FactKeeper::replaces_all(const Pending& newest) {
+  std::vector<Fact> facts;
+  FactList list(facts);
+  pending_kind_->parse(newest.text, newest.line, newest.rank, list);
+  for (std::size_t i = 0; i < pending_kind_->key_count; ++i) {
+    const std::string_view key = pending_kind_->keys[i];
+    const KeySlot& k = slot_of(key);
+    if (k.merge == FactMerge::First) {
+      if (k.index == KeySlot::kNone) return false;  // an older line's value would be kept
+    } else if (std::none_of(facts.begin(), facts.end(), [&](const Fact& f) { return f.key == key; })) {
+      return false;  // an older line's value would be the latest
+    }
+  }
+  return true;
+}
+
+void FactKeeper::flush_pending() {
+  // Parsed into a list first: the parser may ask settled(), which would flush again.
+  std::vector<Fact> facts;
+  const std::size_t count = pending_count_;
+  pending_count_ = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    facts.clear();
+    FactList list(facts);
+    const Pending& p = pending_[i];
+    pending_kind_->parse(p.text, p.line, p.rank, list);
+    for (const Fact& f : facts) keep(f.key, f.value, f.line, f.rank);
+  }
 }
 
 // Iteration lines bring four facts each: the key's policy and slot are found without building

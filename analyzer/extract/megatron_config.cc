@@ -345,7 +345,9 @@ bool parse_memory_report(string_view s, std::uint64_t line, FactOut& out) {
 // ` [2024-05-01 12:00:00] iteration      100/   10000 | … | global batch size:   256 |
 // lm loss: 2.345678E+00 | …` (stamp with 6 more digits from core 0.16, absent in older or
 // custom loops: ` iteration        1/      12 | consumed samples: …`). `s` is left-trimmed.
-bool parse_iteration(string_view s, std::uint64_t line, int rank, FactOut& out) {
+// Here: the counts of such a line and what follows them (`| consumed samples: …`); false when
+// `s` is not one.
+bool iteration_head(string_view s, string_view& done, string_view& total, string_view& rest) {
   if (!s.empty() && s[0] == '[') {
     std::size_t close = s.find(']');
     if (close == string_view::npos || close > kMaxIterationStampBytes) return false;
@@ -356,14 +358,20 @@ bool parse_iteration(string_view s, std::uint64_t line, int rank, FactOut& out) 
   constexpr string_view kIter = "iteration ";
   if (s.substr(0, kIter.size()) != kIter) return false;
   s = ltrim(s.substr(kIter.size()));
-  string_view done = leading_uint(s);
+  done = leading_uint(s);
   if (done.empty() || s.size() <= done.size() || s[done.size()] != '/') return false;
   s = ltrim(s.substr(done.size() + 1));
-  string_view total = uint_token(s, "|");
+  total = uint_token(s, "|");
   if (total.empty()) return false;
   s = ltrim(s.substr(total.size()));
   if (s.empty() || s[0] != '|') return false;  // `iteration 3/10 of warmup` is prose
+  rest = s;
+  return true;
+}
 
+bool parse_iteration(string_view s, std::uint64_t line, int rank, FactOut& out) {
+  string_view done, total;
+  if (!iteration_head(s, done, total, s)) return false;
   emit(out, "last_iteration", done, line, rank);
   emit(out, "train_iters_total", total, line, rank);
   string_view v;
@@ -376,6 +384,19 @@ bool parse_iteration(string_view s, std::uint64_t line, int rank, FactOut& out) 
     string_view loss = number_token(ltrim(v));
     if (!loss.empty()) emit(out, "lm_loss", loss, line, rank);
   }
+  return true;
+}
+
+// Every key parse_iteration() may add.
+constexpr string_view kIterationKeys[] = {"last_iteration", "train_iters_total", "global_batch_size", "lm_loss"};
+constexpr FactOut::ReplacedLine kIterationLine{parse_iteration, kIterationKeys, std::size(kIterationKeys)};
+
+// An iteration line comes every step and its facts replace the previous one's: `out` may keep
+// it to be parsed when they can still matter (FactKeeper), or it is parsed now.
+bool iteration_line(string_view s, std::uint64_t line, int rank, FactOut& out) {
+  string_view done, total, rest;
+  if (!iteration_head(s, done, total, rest)) return false;
+  if (!out.defer(s, line, rank, kIterationLine)) parse_iteration(s, line, rank, out);
   return true;
 }
 
@@ -604,9 +625,9 @@ bool parse_startup_line(string_view body, std::uint64_t line, int rank, FactOut&
     case '>':
       return parse_initialized(s, line, rank, out);
     case '[':
-      return parse_memory_report(s, line, out) || parse_iteration(s, line, rank, out);
+      return parse_memory_report(s, line, out) || iteration_line(s, line, rank, out);
     case 'i':
-      return parse_iteration(s, line, rank, out);
+      return iteration_line(s, line, rank, out);
     case '+': {
       // bash -x: `+ export MASTER_ADDR=node1`, `++ NNODES=2`.
       std::size_t i = 0;

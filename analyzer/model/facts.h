@@ -30,6 +30,18 @@ class FactOut {
   /// Whether adding `key` would change nothing, whatever the value (a first value kept): a
   /// parser may then skip finding it.
   virtual bool settled(std::string_view key) { (void)key; return false; }
+  /// A line whose facts the next line of its kind replaces (Megatron prints an iteration line
+  /// every step): `parse` adds them, `keys` are all it may add. True: kept to be parsed when
+  /// its facts can still matter; false: the caller parses it now.
+  struct ReplacedLine {
+    bool (*parse)(std::string_view text, std::uint64_t line, int rank, FactOut& out);
+    const std::string_view* keys;
+    std::size_t key_count;
+  };
+  virtual bool defer(std::string_view text, std::uint64_t line, int rank, const ReplacedLine& kind) {
+    (void)text, (void)line, (void)rank, (void)kind;
+    return false;
+  }
 
  protected:
   ~FactOut() = default;
