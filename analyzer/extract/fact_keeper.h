@@ -43,11 +43,6 @@ class FactKeeper final : public FactOut {
     flush();
     keep(key, value, line, rank);
   }
-  bool settled(std::string_view key) override {
-    flush();
-    const KeySlot& k = slot_of(key);
-    return k.merge == FactMerge::First && k.index != KeySlot::kNone;
-  }
   bool defer(std::string_view text, std::uint64_t line, int rank, const ReplacedLine& kind) override;
 
   /// The facts kept, in the order their keys (or key and rank) were first seen.

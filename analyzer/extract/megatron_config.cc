@@ -375,8 +375,7 @@ bool parse_iteration(string_view s, std::uint64_t line, int rank, FactOut& out) 
   emit(out, "last_iteration", done, line, rank);
   emit(out, "train_iters_total", total, line, rank);
   string_view v;
-  // Kept from the first line that has it: the rest need not be searched for it.
-  if (!out.settled("global_batch_size") && after(s, "| global batch size:", v)) {
+  if (after(s, "| global batch size:", v)) {
     string_view gbs = uint_token(ltrim(v), "|");
     if (!gbs.empty()) emit(out, "global_batch_size", gbs, line, rank);
   }

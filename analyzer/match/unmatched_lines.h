@@ -94,7 +94,7 @@ class UnmatchedLines {
 
   // The slot holding the last line seen(), or kSlots. An open-addressing table with no
   // removals: a lookup is a hash, an index and a compare, where a node-based set walked
-  // pointers and took a division (a sixth of the extractor's time on an srun file of c10 lines).
+  // pointers and took a division (docs/performance.md, "Figures behind code comments").
   std::size_t find_slot() const {
     for (std::size_t i = hash_ & (kSlots - 1); slots_[i].used; i = (i + 1) & (kSlots - 1)) {
       const Slot& slot = slots_[i];
@@ -112,9 +112,9 @@ class UnmatchedLines {
   static constexpr std::size_t kMaxSameHash = 4;       // ... and lines of one hash
   static constexpr std::size_t kSlots = 2 * kMaxLines;  // a power of two, never more than half full
   static constexpr std::size_t kTrial = 4096;  // lines asked about before judging the memo
-  // ... of which it must have found this share: an srun file of c10 lines, half of them INFO
-  // lines with a duration in each, found 40 % and lost 10 % of its time to the memo; per-rank
-  // files whose c10 lines are warnings found nearly all and gained 5 %.
+  // ... of which it must have found this share: below it (an srun file of c10 lines, half of
+  // them INFO lines with a duration in each) the memo cost more than it saved; per-rank files
+  // whose c10 lines are one warning find nearly all (docs/performance.md).
   static constexpr struct { std::size_t num, den; } kWorthIt{2, 3};
   std::size_t asked_ = 0, found_ = 0;
   bool given_up_ = false;

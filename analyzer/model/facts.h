@@ -27,9 +27,6 @@ struct Fact {
 class FactOut {
  public:
   virtual void add(std::string_view key, std::string_view value, std::uint64_t line, int rank) = 0;
-  /// Whether adding `key` would change nothing, whatever the value (a first value kept): a
-  /// parser may then skip finding it.
-  virtual bool settled(std::string_view key) { (void)key; return false; }
   /// A line whose facts the next line of its kind replaces (Megatron prints an iteration line
   /// every step): `parse` adds them, `keys` are all it may add. True: kept to be parsed when
   /// its facts can still matter; false: the caller parses it now.

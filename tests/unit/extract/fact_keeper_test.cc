@@ -39,19 +39,6 @@ TEST_CASE("fact_keeper: keeps what the registry's in-file merge keeps, in first-
         "peak_allocated_mb=80.0@4/r5; lm_loss=2.5@6/r0; ");
 }
 
-TEST_CASE("fact_keeper: a key is settled once a first value is kept, never when the latest is") {
-  FactKeeper keeper;
-  CHECK_FALSE(keeper.settled("global_batch_size"));  // First: nothing kept yet
-  keeper.add("global_batch_size", "256", 1, 0);
-  CHECK(keeper.settled("global_batch_size"));
-  keeper.add("last_iteration", "1", 2, 0);  // Latest: a later value replaces it
-  CHECK_FALSE(keeper.settled("last_iteration"));
-  CHECK_FALSE(keeper.settled(""));
-  // The first value stays whatever comes after it.
-  keeper.add("global_batch_size", "512", 3, 0);
-  CHECK(kept_text(keeper) == "global_batch_size=256@1/r0; last_iteration=1@2/r0; ");
-}
-
 TEST_CASE("fact_keeper: a replaced value may be longer or shorter than the kept one") {
   FactKeeper keeper;
   keeper.add("last_iteration", "9", 1, -1);
