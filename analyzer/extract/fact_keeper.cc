@@ -71,7 +71,7 @@ bool FactKeeper::replaces_all(const Pending& newest) {
 }
 
 void FactKeeper::flush_pending() {
-  // Parsed into a list first: the parser may ask settled(), which would flush again.
+  // Parsed into a list, then kept: the parser would otherwise call add(), which flushes.
   std::vector<Fact> facts;
   const std::size_t count = pending_count_;
   pending_count_ = 0;

@@ -26,21 +26,16 @@ bool FirstLiteral::starts_here(std::string_view text, std::size_t at) const {
   return false;
 }
 
-namespace {
-
 #if defined(__x86_64__)
-// The first position from which one of `literals` starts, or npos: blocks of 32 starting
-// positions whose first two bytes are one of `pairs`, then each such position checked. The
-// last block overlaps the one before it, its positions already seen masked off. Requires
-// 33 bytes or more.
-__attribute__((target("avx2"))) std::size_t find_avx2(std::string_view text, const std::vector<std::string>& pairs,
-                                                      const FirstLiteral& self,
-                                                      bool (FirstLiteral::*starts_here)(std::string_view, std::size_t) const) {
-  __m256i first[4], second[4];
-  const std::size_t n = pairs.size();
+// Blocks of 32 starting positions whose first two bytes are one of pairs_, then each such
+// position checked. The last block overlaps the one before it, its positions already seen
+// masked off.
+__attribute__((target("avx2"))) std::size_t FirstLiteral::find_avx2(std::string_view text) const {
+  __m256i first[kMaxPairs], second[kMaxPairs];
+  const std::size_t n = pairs_.size();
   for (std::size_t k = 0; k < n; ++k) {
-    first[k] = _mm256_set1_epi8(pairs[k][0]);
-    second[k] = _mm256_set1_epi8(pairs[k][1]);
+    first[k] = _mm256_set1_epi8(pairs_[k][0]);
+    second[k] = _mm256_set1_epi8(pairs_[k][1]);
   }
   for (std::size_t i = 0;; i += 32) {
     const bool last = i + 33 >= text.size();
@@ -54,14 +49,12 @@ __attribute__((target("avx2"))) std::size_t find_avx2(std::string_view text, con
     if (at < i) mask &= ~0u << (i - at);
     for (; mask != 0; mask &= mask - 1) {
       const std::size_t pos = at + static_cast<std::size_t>(__builtin_ctz(mask));
-      if ((self.*starts_here)(text, pos)) return pos;
+      if (starts_here(text, pos)) return pos;
     }
     if (last) return std::string_view::npos;
   }
 }
 #endif
-
-}  // namespace
 
 std::size_t FirstLiteral::find(std::string_view text) const {
   if (pairs_.empty()) {
@@ -71,7 +64,7 @@ std::size_t FirstLiteral::find(std::string_view text) const {
   }
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2 && text.size() >= 33) return find_avx2(text, pairs_, *this, &FirstLiteral::starts_here);
+  if (avx2 && text.size() >= 33) return find_avx2(text);
 #endif
   for (std::size_t i = 0; i + 1 < text.size(); ++i)
     for (const std::string& p : pairs_)

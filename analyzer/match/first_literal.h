@@ -21,6 +21,9 @@ class FirstLiteral {
 
  private:
   bool starts_here(std::string_view text, std::size_t at) const;
+#if defined(__x86_64__)
+  std::size_t find_avx2(std::string_view text) const;  // text of 33 bytes or more
+#endif
 
   std::vector<std::string> literals_;
   // The literals' distinct first two bytes, when every literal has two or more and they are
