@@ -7,10 +7,8 @@
 // host and launcher prefixes, so that the same warning of every rank is one entry.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -100,8 +98,7 @@ class UnmatchedLines {
       const Slot& slot = slots_[i];
       if (slot.hash != hash_ || slot.head != head_.size() || slot.tail != tail_.size()) continue;
       const char* text = texts_.data() + slot.at;
-      if (std::memcmp(text + slot.head, tail_.data(), tail_.size()) == 0 &&
-          std::memcmp(text, head_.data(), head_.size()) == 0)
+      if (std::string_view(text + slot.head, slot.tail) == tail_ && std::string_view(text, slot.head) == head_)
         return i;
     }
     return kSlots;
