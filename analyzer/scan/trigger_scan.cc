@@ -43,7 +43,8 @@ void check_time_at(std::string_view text, std::size_t i, std::vector<TriggerScan
 // A one-byte literal found in the same pass as the stamps (ESC): one pass over the text fewer.
 struct ByteLiteral {
   int byte = -1;  // -1: none
-  TriggerScanner::Hit hit{};  // its literal and needle flag
+  std::uint16_t literal = 0;
+  bool needle = false;
 };
 
 void find_times_scalar(std::string_view text, std::size_t from, const ByteLiteral& one,
@@ -51,7 +52,7 @@ void find_times_scalar(std::string_view text, std::size_t from, const ByteLitera
   for (std::size_t i = from; i < text.size(); ++i) {
     if (i + 3 < text.size() && text[i] == ':' && text[i + 3] == ':') check_time_at(text, i, hits);
     if (static_cast<unsigned char>(text[i]) == one.byte)
-      byte_hits.push_back({static_cast<std::uint32_t>(i), one.hit.literal, one.hit.needle});
+      byte_hits.push_back({static_cast<std::uint32_t>(i), one.literal, one.needle});
   }
 }
 
@@ -59,18 +60,22 @@ void add_byte_hits(std::uint64_t mask, std::size_t at, const ByteLiteral& one,
                    std::vector<TriggerScanner::Hit>& byte_hits) {
   for (; mask != 0; mask &= mask - 1)
     byte_hits.push_back({static_cast<std::uint32_t>(at + static_cast<std::size_t>(__builtin_ctzll(mask))),
-                         one.hit.literal, one.hit.needle});
+                         one.literal, one.needle});
 }
 
 #if defined(__x86_64__)
+// The byte masks of two 32-byte blocks, the first in the low half.
+__attribute__((target("avx2"))) std::uint64_t mask64(__m256i low, __m256i high) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(low))) |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(high))) << 32;
+}
+
 __attribute__((target("avx2"))) void find_times_avx2(std::string_view text, const ByteLiteral& one,
                                                      std::vector<TriggerScanner::Hit>& hits,
                                                      std::vector<TriggerScanner::Hit>& byte_hits) {
   const __m256i colon = _mm256_set1_epi8(':');
-  // No byte: a value no cmpeq can meet is not available, so the colon stands in (its hits are
-  // dropped below: a colon is never that byte).
-  const __m256i byte = _mm256_set1_epi8(static_cast<char>(one.byte >= 0 ? one.byte : ':'));
-  const bool with_byte = one.byte >= 0 && one.byte != ':';
+  const __m256i byte = _mm256_set1_epi8(static_cast<char>(one.byte));  // used only with_byte
+  const bool with_byte = one.byte >= 0;
   std::size_t i = 0;
   // Two blocks a step, one test for all: most of a log has no `:..:` at all.
   for (; i + 3 + 64 <= text.size(); i += 64) {
@@ -80,21 +85,16 @@ __attribute__((target("avx2"))) void find_times_avx2(std::string_view text, cons
     __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + 35));
     __m256i first = _mm256_and_si256(_mm256_cmpeq_epi8(a, colon), _mm256_cmpeq_epi8(b, colon));
     __m256i second = _mm256_and_si256(_mm256_cmpeq_epi8(c, colon), _mm256_cmpeq_epi8(d, colon));
-    __m256i bytes = with_byte ? _mm256_or_si256(_mm256_cmpeq_epi8(a, byte), _mm256_cmpeq_epi8(c, byte))
-                              : _mm256_setzero_si256();
-    __m256i any = _mm256_or_si256(_mm256_or_si256(first, second), bytes);
+    __m256i byte_low = _mm256_setzero_si256(), byte_high = _mm256_setzero_si256();
+    if (with_byte) {
+      byte_low = _mm256_cmpeq_epi8(a, byte);
+      byte_high = _mm256_cmpeq_epi8(c, byte);
+    }
+    __m256i any = _mm256_or_si256(_mm256_or_si256(first, second), _mm256_or_si256(byte_low, byte_high));
     if (_mm256_testz_si256(any, any)) continue;
-    auto mask = static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(first))) |
-                static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(second))) << 32;
-    while (mask != 0) {
+    for (std::uint64_t mask = mask64(first, second); mask != 0; mask &= mask - 1)
       check_time_at(text, i + static_cast<std::size_t>(__builtin_ctzll(mask)), hits);
-      mask &= mask - 1;
-    }
-    if (with_byte && !_mm256_testz_si256(bytes, bytes)) {
-      add_byte_hits(static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, byte)))) |
-                        static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(c, byte)))) << 32,
-                    i, one, byte_hits);
-    }
+    if (with_byte) add_byte_hits(mask64(byte_low, byte_high), i, one, byte_hits);
   }
   find_times_scalar(text, i, one, hits, byte_hits);
 }
@@ -102,8 +102,8 @@ __attribute__((target("avx2"))) void find_times_avx2(std::string_view text, cons
 void find_times_sse2(std::string_view text, const ByteLiteral& one, std::vector<TriggerScanner::Hit>& hits,
                      std::vector<TriggerScanner::Hit>& byte_hits) {
   const __m128i colon = _mm_set1_epi8(':');
-  const __m128i byte = _mm_set1_epi8(static_cast<char>(one.byte >= 0 ? one.byte : ':'));
-  const bool with_byte = one.byte >= 0 && one.byte != ':';
+  const __m128i byte = _mm_set1_epi8(static_cast<char>(one.byte));  // used only with_byte
+  const bool with_byte = one.byte >= 0;
   std::size_t i = 0;
   for (; i + 3 + 16 <= text.size(); i += 16) {
     __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
@@ -340,7 +340,8 @@ void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit
   ByteLiteral one;
   if (!single_bytes_.empty()) {
     one.byte = static_cast<unsigned char>(single_bytes_[0]);
-    one.hit = Hit{0, single_literal_[0], static_cast<bool>(needle_[single_literal_[0]])};
+    one.literal = single_literal_[0];
+    one.needle = needle_[single_literal_[0]];
   }
   thread_local std::vector<Hit> byte_hits;
   byte_hits.clear();

@@ -50,11 +50,13 @@ Hits scanned(const TriggerScanner& scanner, const std::string& text) {
 }
 
 TEST_CASE("trigger_scan: hits are a naive search's, stamps and escapes included, at every length") {
-  // No literal contains another: the scanner keeps them all.
-  const std::vector<std::string> literals = {"Error", "Traceback", "\x1b", "iteration"};
-  const std::vector<bool> needle = {true, true, true, false};
-  std::vector<TriggerScanner::Needle> needles = {{"Error", 0}, {"Traceback", 1}, {"\x1b", 2}};
+  // The one-byte literal is ESC as the extractors watch it, or the stamps' own `:`.
+  for (const std::string one_byte : {"\x1b", ":"})
   for (auto engine : {TriggerScanner::Engine::Best, TriggerScanner::Engine::Builtin}) {
+    // No literal contains another: the scanner keeps them all.
+    const std::vector<std::string> literals = {"Error", "Traceback", one_byte, "iteration"};
+    const std::vector<bool> needle = {true, true, true, false};
+    std::vector<TriggerScanner::Needle> needles = {{"Error", 0}, {"Traceback", 1}, {one_byte, 2}};
     DiagnosticSink diags;
     TriggerScanner scanner(needles, {"iteration"}, diags, engine);
     REQUIRE(scanner.ok());
@@ -76,6 +78,7 @@ TEST_CASE("trigger_scan: hits are a naive search's, stamps and escapes included,
       while (text.size() < length) text += pieces[rng() % pieces.size()];
       text.resize(length);
       CAPTURE(engine == TriggerScanner::Engine::Best ? "best" : "builtin");
+      CAPTURE(one_byte);
       CAPTURE(length);
       CHECK(scanned(scanner, text) == naive(text, literals, index, needle));
     }
