@@ -32,8 +32,8 @@ bool FactKeeper::defer(std::string_view text, std::uint64_t line, int rank, cons
   if (pending_kind_ != &kind) {
     flush();
     // Only keys whose latest or first value is kept: a per-rank maximum needs every line.
-    for (std::size_t i = 0; i < kind.key_count; ++i)
-      if (slot_of(kind.keys[i]).merge == FactMerge::MaxPerRank) return false;
+    for (std::string_view key : kind.keys)
+      if (slot_of(key).merge == FactMerge::MaxPerRank) return false;
     pending_kind_ = &kind;
   }
   if (pending_count_ == pending_.size()) pending_.emplace_back();
@@ -58,8 +58,7 @@ bool FactKeeper::replaces_all(const Pending& newest) {
   std::vector<Fact> facts;
   FactList list(facts);
   pending_kind_->parse(newest.text, newest.line, newest.rank, list);
-  for (std::size_t i = 0; i < pending_kind_->key_count; ++i) {
-    const std::string_view key = pending_kind_->keys[i];
+  for (std::string_view key : pending_kind_->keys) {
     const KeySlot& k = slot_of(key);
     if (k.merge == FactMerge::First) {
       if (k.index == KeySlot::kNone) return false;  // an older line's value would be kept

@@ -388,7 +388,7 @@ bool parse_iteration(string_view s, std::uint64_t line, int rank, FactOut& out) 
 
 // Every key parse_iteration() may add.
 constexpr string_view kIterationKeys[] = {"last_iteration", "train_iters_total", "global_batch_size", "lm_loss"};
-constexpr FactOut::ReplacedLine kIterationLine{parse_iteration, kIterationKeys, std::size(kIterationKeys)};
+constexpr FactOut::ReplacedLine kIterationLine{parse_iteration, kIterationKeys};
 
 // An iteration line comes every step and its facts replace the previous one's: `out` may keep
 // it to be parsed when they can still matter (FactKeeper), or it is parsed now.

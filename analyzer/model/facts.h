@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,8 +33,7 @@ class FactOut {
   /// its facts can still matter; false: the caller parses it now.
   struct ReplacedLine {
     bool (*parse)(std::string_view text, std::uint64_t line, int rank, FactOut& out);
-    const std::string_view* keys;
-    std::size_t key_count;
+    std::span<const std::string_view> keys;
   };
   virtual bool defer(std::string_view text, std::uint64_t line, int rank, const ReplacedLine& kind) {
     (void)text, (void)line, (void)rank, (void)kind;
