@@ -37,7 +37,7 @@ class UnmatchedLines {
     head_ = body.substr(0, stamp_at);
     tail_ = end < body.size() ? body.substr(end) : std::string_view{};
     hash_ = hash_of(head_, tail_);
-    const bool found = !slots_.empty() && find_slot() != kSlots;
+    const bool found = !slots_.empty() && find_slot() != kNotFound;
     found_ += found;
     return found;
   }
@@ -52,18 +52,19 @@ class UnmatchedLines {
   void remember() {
     // Lines that never repeat (a counter in each) would only fill memory.
     if (given_up_ || size_ >= kMaxLines || texts_.size() + head_.size() + tail_.size() > kMaxBytes) return;
-    if (slots_.empty()) slots_.assign(kSlots, Slot{});
-    if (find_slot() != kSlots) return;
+    if (slots_.empty()) slots_.assign(kFirstSlots, Slot{});
+    if (find_slot() != kNotFound) return;
     // Lines of one kind whose sampled words agree (they differ in the middle: a rank, an id)
     // share a hash; a few of them are kept, not a run of slots that every lookup would walk.
-    std::size_t i = hash_ & (kSlots - 1), same_hash = 0;
-    for (; slots_[i].used; i = (i + 1) & (kSlots - 1))
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = hash_ & mask, same_hash = 0;
+    for (; slots_[i].used; i = (i + 1) & mask)
       if (slots_[i].hash == hash_ && ++same_hash == kMaxSameHash) return;
     slots_[i] = Slot{hash_, static_cast<std::uint32_t>(texts_.size()), static_cast<std::uint32_t>(head_.size()),
                  static_cast<std::uint32_t>(tail_.size()), true};
     texts_.append(head_);
     texts_.append(tail_);
-    ++size_;
+    if (++size_ * 2 > slots_.size()) grow();
   }
 
  private:
@@ -90,24 +91,40 @@ class UnmatchedLines {
     return h;
   }
 
-  // The slot holding the last line seen(), or kSlots. An open-addressing table with no
+  // The slot holding the last line seen(), or kNotFound. An open-addressing table with no
   // removals: a lookup is a hash, an index and a compare, where a node-based set walked
   // pointers and took a division (docs/performance.md, "Figures behind code comments").
   std::size_t find_slot() const {
-    for (std::size_t i = hash_ & (kSlots - 1); slots_[i].used; i = (i + 1) & (kSlots - 1)) {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash_ & mask; slots_[i].used; i = (i + 1) & mask) {
       const Slot& slot = slots_[i];
       if (slot.hash != hash_ || slot.head != head_.size() || slot.tail != tail_.size()) continue;
       const char* text = texts_.data() + slot.at;
       if (std::string_view(text + slot.head, slot.tail) == tail_ && std::string_view(text, slot.head) == head_)
         return i;
     }
-    return kSlots;
+    return kNotFound;
+  }
+
+  // Doubles the table, never past half full: a file of a few hundred lines (a rank's stderr
+  // in a torchrun tree of thousands) keeps a few lines and should not clear a full table.
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (!slot.used) continue;
+      std::size_t i = slot.hash & mask;
+      while (slots_[i].used) i = (i + 1) & mask;
+      slots_[i] = slot;
+    }
   }
 
   static constexpr std::size_t kMaxLines = 1024;
   static constexpr std::size_t kMaxBytes = 1 << 20;    // ... and their texts
   static constexpr std::size_t kMaxSameHash = 4;       // ... and lines of one hash
-  static constexpr std::size_t kSlots = 2 * kMaxLines;  // a power of two, never more than half full
+  static constexpr std::size_t kFirstSlots = 64;  // a power of two; doubled when half full
+  static constexpr std::size_t kNotFound = static_cast<std::size_t>(-1);
   static constexpr std::size_t kTrial = 4096;  // lines asked about before judging the memo
   // ... of which it must have found this share: below it (an srun file of c10 lines, half of
   // them INFO lines with a duration in each) the memo cost more than it saved; per-rank files
@@ -118,7 +135,7 @@ class UnmatchedLines {
   // The line seen() looked up last: its text before and after the stamp, and their hash.
   std::string_view head_, tail_;
   std::uint64_t hash_ = 0;
-  std::vector<Slot> slots_;  // kSlots, or none before the first line kept
+  std::vector<Slot> slots_;  // a power of two of them, or none before the first line kept
   std::string texts_;        // the kept lines' texts, one after another
   std::size_t size_ = 0;     // lines kept
 };

@@ -61,6 +61,22 @@ TEST_CASE("many lines of one kind: never a line that was not kept, the first one
   CHECK_FALSE(lines.seen(line(0, 0), 7));
 }
 
+TEST_CASE("a table that grows keeps every line up to its limit") {
+  // The table starts small and doubles as lines come: every line kept before a doubling is
+  // found after it, and the line past the limit is not kept.
+  UnmatchedLines lines;
+  auto line = [](std::size_t i) { return "[W1129 10:00:00.1 X.cpp:1] warning number " + std::to_string(i) + " of many"; };
+  for (std::size_t i = 0; i < 1025; ++i) {
+    const std::string text = line(i);
+    CHECK_FALSE(lines.seen(text, 7));
+    lines.remember();
+  }
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < 1024; ++i) found += lines.seen(line(i), 7);
+  CHECK(found == 1024);
+  CHECK_FALSE(lines.seen(line(1024), 7));
+}
+
 TEST_CASE("the memo stops looking once it finds fewer than two lines in three") {
   // Every `new_every`-th line is new (a duration in it); the others are one warning.
   auto run = [](std::size_t new_every) {
