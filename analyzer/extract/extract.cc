@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -493,7 +494,8 @@ class FileAnalyzer : public LineSink {
     const long long floor = stream.last_stamp->year == day.year
                                 ? year_seconds(*stream.last_stamp) - 60 - year_seconds(day)
                                 : std::numeric_limits<long long>::min();
-    const StampRunWalk walk = walk_stamp_run(run, head, layout, floor, !reported_backwards_);
+    if (!stamp_run_walker_ || !stamp_run_walker_->same_route(head, layout)) stamp_run_walker_.emplace(head, layout);
+    const StampRunWalk walk = stamp_run_walker_->walk(run, floor, !reported_backwards_);
     if (walk.lines > 0) {
       CivilTime last = day;
       last.hour = walk.last.hour;
@@ -787,6 +789,7 @@ class FileAnalyzer : public LineSink {
   ChildFailureTable child_failures_;
   RankMentions rank_mentions_;
   StampRoutes<StreamState> stamp_routes_;
+  std::optional<StampRunWalker> stamp_run_walker_;  // set up for the route of the last run walked
   UnmatchedLines unmatched_;
 };
 

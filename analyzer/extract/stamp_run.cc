@@ -9,42 +9,75 @@
 namespace megatriage {
 namespace {
 
-// The head compared 16 bytes at a time from a padded copy: a call to memcmp for a dozen bytes
-// cost more than the rest of a line's walk.
-class HeadBytes {
+// Seconds since midnight of a stamp whose digits the layout has checked, or -1 when out of
+// range. Lines of a run mostly share their hour and minute: those bytes equal to the last
+// ones read need no second look.
+class SecondsOfDay {
  public:
-  explicit HeadBytes(std::string_view head) : size_(head.size()) {
-    if (size_ <= sizeof(bytes_)) std::memcpy(bytes_, head.data(), size_);
-    else long_head_ = head;
-  }
-
-  // Whether the `available` bytes at p start with the head.
-  bool at(const char* p, std::size_t available) const {
-    if (available < size_) return false;
-#if defined(__SSE2__)
-    if (long_head_.empty() && available >= padded()) {
-      for (std::size_t k = 0; k < size_; k += 16) {
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes_ + k));
-        const unsigned equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)));
-        const std::size_t left = size_ - k;
-        const unsigned wanted = left >= 16 ? 0xffffU : (1U << left) - 1;
-        if ((equal & wanted) != wanted) return false;
-      }
-      return true;
+  int at(const char* t) {
+    std::uint64_t hour_minute = 0;  // `HH:MM`
+    std::memcpy(&hour_minute, t, 5);
+    if (hour_minute != hour_minute_) {
+      const int hour = two(t), minute = two(t + 3);
+      if (hour >= 24 || minute >= 60) return -1;
+      hour_minute_ = hour_minute;
+      minute_start_ = (hour * 60 + minute) * 60;
     }
-#endif
-    return std::memcmp(p, long_head_.empty() ? bytes_ : long_head_.data(), size_) == 0;
+    const int second = two(t + 6);
+    return second > 60 ? -1 : minute_start_ + second;  // a leap second prints :60
   }
 
  private:
-  std::size_t padded() const { return (size_ + 15) / 16 * 16; }
-  std::size_t size_;
-  char bytes_[64] = {};  // the head, then zeros (loaded, never compared)
-  std::string_view long_head_;  // over 64 bytes: compared in place
+  static int two(const char* p) { return (p[0] - '0') * 10 + (p[1] - '0'); }
+  std::uint64_t hour_minute_ = ~std::uint64_t{0};  // no five bytes read equal it
+  int minute_start_ = 0;
 };
 
 }  // namespace
+
+StampRunWalker::StampRunWalker(std::string_view head, const TimeOfDayLayout& layout) : head_(head), layout_(layout) {
+  const std::size_t size = head.size() - 1 + layout.length;  // the head's last byte is the layout's first
+  if (head.empty() || head.size() != layout.time_at + 1 || size > kLineStartBytes) return;
+  std::memcpy(template_, head.data(), head.size());
+  for (std::size_t k = 1; k < layout.length; ++k) {
+    const char c = layout.bytes[k];
+    template_[head.size() - 1 + k] = c;
+    digits_[head.size() - 1 + k] = c >= '0' && c <= '9' ? static_cast<char>(-1) : 0;
+  }
+  for (std::size_t block = 0; block < kLineStartBytes / 16; ++block) {
+    const std::size_t left = size > 16 * block ? size - 16 * block : 0;
+    wanted_[block] = left >= 16 ? 0xffffU : (1U << left) - 1;
+  }
+#if defined(__SSE2__)
+  one_look_ = true;
+#endif
+}
+
+bool StampRunWalker::same_route(std::string_view head, const TimeOfDayLayout& layout) const {
+  return head == head_ && layout.time_at == layout_.time_at && layout.length == layout_.length &&
+         layout.fraction_digits == layout_.fraction_digits && layout.ends_line == layout_.ends_line &&
+         layout.keeps_fraction == layout_.keeps_fraction &&
+         std::memcmp(layout.bytes, layout_.bytes, sizeof(layout.bytes)) == 0;
+}
+
+bool StampRunWalker::line_start_at(const char* p) const {
+#if defined(__SSE2__)
+  for (std::size_t block = 0; block < kLineStartBytes / 16 && wanted_[block] != 0; ++block) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * block));
+    const __m128i expected = _mm_load_si128(reinterpret_cast<const __m128i*>(template_ + 16 * block));
+    const __m128i any_digit = _mm_load_si128(reinterpret_cast<const __m128i*>(digits_ + 16 * block));
+    const __m128i offset = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+    const __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(9)), offset);
+    const __m128i ok = _mm_or_si128(_mm_and_si128(any_digit, digit),
+                                    _mm_andnot_si128(any_digit, _mm_cmpeq_epi8(v, expected)));
+    if ((static_cast<unsigned>(_mm_movemask_epi8(ok)) & wanted_[block]) != wanted_[block]) return false;
+  }
+  return true;
+#else
+  (void)p;
+  return false;
+#endif
+}
 
 bool stamp_run_starts(const LineSink::StampRun& run, std::string_view head) {
   if (run.hit_count == 0 || head.empty()) return false;
@@ -65,16 +98,15 @@ bool stamp_run_starts(const LineSink::StampRun& run, std::string_view head) {
   return std::memcmp(p, head.data(), head.size()) == 0;
 }
 
-StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head, const TimeOfDayLayout& layout,
-                            long long floor, bool check_steps_back) {
+StampRunWalk StampRunWalker::walk(const LineSink::StampRun& run, long long floor, bool check_steps_back) const {
   StampRunWalk walk;
-  const std::size_t time_at = layout.time_at;
-  if (head.size() != time_at + 1 || layout.ends_line || run.text.empty()) return walk;
+  const std::size_t time_at = layout_.time_at;
+  if (head_.size() != time_at + 1 || layout_.ends_line || run.text.empty()) return walk;
   const char* text = run.text.data();
   const std::size_t size = run.text.size();
-  const HeadBytes expected(head);
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  const TimeOfDayReader reader(layout);
+  const TimeOfDayReader reader(layout_);
+  SecondsOfDay seconds_of_day;
   std::size_t pending = kNone;  // start of the last line read, whose end is not known yet
   std::size_t taken = kNone;    // start of the last line taken
   std::size_t previous_start = 0;
@@ -89,10 +121,16 @@ StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head
     if (start != 0 && text[start - 1] != '\n') break;
     // No line before it is over the limit (the lines between are shorter than the gap).
     if (start - previous_start > run.max_line + 1) break;
-    if (!expected.at(text + start, size - start)) break;
-    int seconds = 0;
-    if (!reader.seconds_at(text + start + time_at, size - start - time_at, seconds)) break;
-    if (check_steps_back && seconds < floor) break;
+    const char* line = text + start;
+    const std::size_t available = size - start;
+    if (one_look_ && available >= kLineStartBytes) {
+      if (!line_start_at(line)) break;
+    } else if (available < time_at + layout_.length || std::memcmp(line, head_.data(), head_.size()) != 0 ||
+               !reader.fits(line + time_at, available - time_at)) {
+      break;  // near the text's end, or a template too long: the same checks one by one
+    }
+    const int seconds = seconds_of_day.at(line + time_at);
+    if (seconds < 0 || (check_steps_back && seconds < floor)) break;
     // The line before ends before this one starts, and held no other hit: it is taken.
     if (pending != kNone) {
       ++walk.lines;
@@ -119,6 +157,11 @@ StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head
   }
   if (taken != kNone) walk.last = reader.time_of_day(text + taken + time_at);
   return walk;
+}
+
+StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head, const TimeOfDayLayout& layout,
+                            long long floor, bool check_steps_back) {
+  return StampRunWalker(head, layout).walk(run, floor, check_steps_back);
 }
 
 }  // namespace megatriage

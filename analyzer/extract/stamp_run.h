@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "extract/timestamp.h"
@@ -22,18 +23,49 @@ struct StampRunWalk {
   TimeOfDay last;         // the last one's time of day (when lines > 0)
 };
 
-/// Whether `run` starts with a line of a route with `head`: its first hit is a stamp where the
-/// head puts it, after a line start and the head. The cheap look before a walk (which looks
-/// again), one that most runs offered do not pass: the next line is another writer's.
+/// Whether `run` starts with a line of a route with `head` (StampRunWalker::starts()).
 bool stamp_run_starts(const LineSink::StampRun& run, std::string_view head);
 
-/// The lines at the start of `run` that a route with `head` (a line's bytes up to and
-/// including the first digit of its time of day) and `layout` takes, each with no trigger but
-/// that stamp, and the lines without a hit between them. Stops before a line with another head
-/// or another trigger, a stamp its layout does not read, a line that may be over the run's
-/// limit, and, with `check_steps_back`, a stamp more than a minute before the one before it
-/// (the first one: before `floor`, a time of day in seconds), which the caller's full path
-/// reports.
+/// A route's walks, set up once for its head (a line's bytes up to and including the first
+/// digit of its time of day) and its stamp's layout: a file of one writer walks thousands of
+/// runs on one route, and each walk's setup cost as much as its lines.
+class StampRunWalker {
+ public:
+  StampRunWalker(std::string_view head, const TimeOfDayLayout& layout);
+
+  /// Whether this walker was set up for `head` and `layout`.
+  bool same_route(std::string_view head, const TimeOfDayLayout& layout) const;
+
+  /// Whether `run` starts with a line of the route: its first hit is a stamp where the head
+  /// puts it, after a line start and the head. The cheap look before a walk (which looks
+  /// again), one that most runs offered do not pass: the next line is another writer's.
+  bool starts(const LineSink::StampRun& run) const { return stamp_run_starts(run, head_); }
+
+  /// The lines at the start of `run` that the route takes, each with no trigger but its
+  /// stamp, and the lines without a hit between them. Stops before a line with another head or
+  /// another trigger, a stamp the layout does not read, a line that may be over the run's
+  /// limit, and, with `check_steps_back`, a stamp more than a minute before the one before it
+  /// (the first one: before `floor`, a time of day in seconds), which the caller's full path
+  /// reports.
+  StampRunWalk walk(const LineSink::StampRun& run, long long floor, bool check_steps_back) const;
+
+ private:
+  // Whether the `kLineStartBytes` bytes at `p` (all readable) start with the head and then fit
+  // the layout; only when `one_look_`.
+  bool line_start_at(const char* p) const;
+
+  static constexpr std::size_t kLineStartBytes = 64;
+  std::string head_;
+  TimeOfDayLayout layout_;
+  // The head's bytes, then the layout's (digits where it has a digit): one template, compared
+  // 16 bytes at a time, where a head compare and a layout check cost twice that.
+  alignas(16) char template_[kLineStartBytes] = {};
+  alignas(16) char digits_[kLineStartBytes] = {};  // -1 where any digit fits
+  unsigned wanted_[kLineStartBytes / 16] = {};     // per 16 bytes, the template's positions
+  bool one_look_ = false;                          // the template fits (and SSE2 is there)
+};
+
+/// StampRunWalker(head, layout).walk(run, floor, check_steps_back).
 StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head, const TimeOfDayLayout& layout,
                             long long floor, bool check_steps_back);
 

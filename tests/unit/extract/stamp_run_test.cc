@@ -181,3 +181,73 @@ TEST_CASE("the cheap look before a walk agrees with the walk's first line") {
     CHECK(starts == (text.find("same writer") != std::string::npos));
   }
 }
+
+TEST_CASE("random runs: the walk takes the lines that a line-by-line reading takes") {
+  // Lines of one writer with stamps that are mostly fine and sometimes not (an hour, minute or
+  // second out of range, another date, a point for the comma, a letter in the fraction, a step
+  // back by more than a minute), each still `DD:DD:DD` so that the search hits it. A line-by-line
+  // reading with the layout's own reader says which lines a run takes: up to the first line
+  // that does not fit. Short heads, heads that with the layout fill most of the walker's
+  // 64-byte template and heads beyond it, and the last lines of the text (fewer than 64 bytes
+  // left, checked one by one), all take the lines a reading takes.
+  std::uint64_t state = 12345;
+  auto next = [&](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  auto two = [](std::uint64_t v) { return std::string(1, static_cast<char>('0' + v / 10)) + static_cast<char>('0' + v % 10); };
+  for (const std::string& prefix :
+       {std::string(), std::string("[rank12]: "), std::string(30, 'p') + " ", std::string(60, 'p') + " "}) {
+    const Route route = route_of(prefix + "2026-11-29 10:01:32,683 - INFO - first\n", prefix.size());
+    for (int round = 0; round < 300; ++round) {
+      CAPTURE(round);
+      std::string text;
+      int seconds = 10 * 3600 + 60 + 32;
+      const int count = 1 + static_cast<int>(next(12));
+      for (int k = 0; k < count; ++k) {
+        seconds += static_cast<int>(next(90));
+        if (next(25) == 0) seconds -= 70 + static_cast<int>(next(100));  // steps back
+        std::uint64_t hour = static_cast<std::uint64_t>(seconds / 3600 % 24), minute = static_cast<std::uint64_t>(seconds / 60 % 60),
+                      second = static_cast<std::uint64_t>(seconds % 60);
+        std::string date = "2026-11-29 ", comma = ",", fraction = two(next(100)) + "7";
+        switch (next(40)) {
+          case 0: hour = 24 + next(6); break;
+          case 1: minute = 60 + next(40); break;
+          case 2: second = 61 + next(39); break;
+          case 3: second = 60; break;  // a leap second: fine
+          case 4: date = "2026-11-30 "; break;
+          case 5: comma = "."; break;
+          case 6: fraction[1] = 'x'; break;
+          case 7: hour = 20 + next(4); break;  // the hour's first digit is in the head
+          default: break;
+        }
+        text += prefix + date + two(hour) + ":" + two(minute) + ":" + two(second) + comma + fraction + " - INFO - line " +
+                std::to_string(k) + "\n";
+      }
+      // A line-by-line reading.
+      std::size_t at = 0, lines = 0, bytes = 0;
+      long long floor = LLONG_MIN;
+      TimeOfDay last;
+      while (at < text.size()) {
+        const std::size_t end = text.find('\n', at);
+        const std::size_t time_at = at + route.layout.time_at;
+        TimeOfDay t;
+        if (text.compare(at, route.head.size(), route.head) != 0 ||
+            !read_time_of_day(route.layout, text.data() + time_at, text.size() - time_at, t) || t.seconds() < floor)
+          break;
+        floor = t.seconds() - 60;
+        last = t;
+        ++lines;
+        bytes = end + 1;
+        at = end + 1;
+      }
+      const Walked w = walk(text, route);
+      CHECK(w.walk.lines == lines);
+      CHECK(w.walk.bytes == bytes);
+      if (lines > 0) {
+        CHECK(w.walk.last.seconds() == last.seconds());
+        CHECK(w.walk.last.micros == last.micros);
+      }
+    }
+  }
+}
