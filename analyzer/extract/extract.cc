@@ -472,7 +472,7 @@ class FileAnalyzer : public LineSink {
   void no_stamp_run() { stamp_run_ready_ = false; }
 
   // The lines after a line taken on a route (on_routed_stamp(), on_routed_line()), as far as
-  // they are the same writer's stamp-only lines (walk_stamp_run()): what on_stamp() would do
+  // they are the same writer's stamp-only lines (StampRunWalker): what on_stamp() would do
   // with each of them in turn, done once. After that line, on_stamp() only counts a line and
   // moves the clocks: nothing of its stream, or of its srun task's, waits for a stamp any more
   // (that line's stamp ended every wait), and nothing is open (the file is quiet).

@@ -23,7 +23,9 @@ struct StampRunWalk {
   TimeOfDay last;         // the last one's time of day (when lines > 0)
 };
 
-/// Whether `run` starts with a line of a route with `head` (StampRunWalker::starts()).
+/// Whether `run` starts with a line of a route with `head`: its first hit is a stamp where the
+/// head puts it, after a line start and the head. The cheap look before a walk (which looks
+/// again), one that most runs offered do not pass: the next line is another writer's.
 bool stamp_run_starts(const LineSink::StampRun& run, std::string_view head);
 
 /// A route's walks, set up once for its head (a line's bytes up to and including the first
@@ -35,11 +37,6 @@ class StampRunWalker {
 
   /// Whether this walker was set up for `head` and `layout`.
   bool same_route(std::string_view head, const TimeOfDayLayout& layout) const;
-
-  /// Whether `run` starts with a line of the route: its first hit is a stamp where the head
-  /// puts it, after a line start and the head. The cheap look before a walk (which looks
-  /// again), one that most runs offered do not pass: the next line is another writer's.
-  bool starts(const LineSink::StampRun& run) const { return stamp_run_starts(run, head_); }
 
   /// The lines at the start of `run` that the route takes, each with no trigger but its
   /// stamp, and the lines without a hit between them. Stops before a line with another head or
@@ -65,7 +62,8 @@ class StampRunWalker {
   bool one_look_ = false;                          // the template fits (and SSE2 is there)
 };
 
-/// StampRunWalker(head, layout).walk(run, floor, check_steps_back).
+/// One walk without keeping its walker: StampRunWalker(head, layout).walk(run, floor,
+/// check_steps_back).
 StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head, const TimeOfDayLayout& layout,
                             long long floor, bool check_steps_back);
 
