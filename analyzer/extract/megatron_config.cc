@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <iterator>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -596,10 +597,20 @@ bool parse_gpu_line(string_view body, std::uint64_t line, int rank, FactOut& out
 // bar on the same line. Gives `logged_progress`: the epoch when printed, else "yes".
 constexpr string_view kTrainerLogHeads[] = {"{'loss': ", "{'eval_loss': ", "{'train_runtime': "};
 bool parse_trainer_log(string_view s, std::uint64_t line, int rank, FactOut& out) {
-  std::size_t at = string_view::npos;
-  for (string_view head : kTrainerLogHeads)
-    if ((at = s.find(head)) != string_view::npos) break;
-  if (at == string_view::npos) return false;
+  // Every head starts with `{`: one look for that byte per line (most lines have none), the
+  // heads compared only where it is. The first head of the list that occurs wins, as it would
+  // with one search per head.
+  constexpr std::size_t kHeads = std::size(kTrainerLogHeads);
+  std::size_t first[kHeads];
+  std::fill(std::begin(first), std::end(first), string_view::npos);
+  for (std::size_t at = s.find('{'); at != string_view::npos; at = s.find('{', at + 1)) {
+    for (std::size_t h = 0; h < kHeads; ++h)
+      if (first[h] == string_view::npos && s.substr(at, kTrainerLogHeads[h].size()) == kTrainerLogHeads[h]) first[h] = at;
+  }
+  const std::size_t* found =
+      std::find_if(std::begin(first), std::end(first), [](std::size_t at) { return at != string_view::npos; });
+  if (found == std::end(first)) return false;
+  const std::size_t at = *found;
   string_view v;
   string_view epoch;
   if (after(s.substr(at), "'epoch': ", v)) epoch = number_token(v.substr(0, v.find('}')));

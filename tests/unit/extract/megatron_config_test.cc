@@ -545,6 +545,11 @@ TEST_CASE("megatron_config: a trainer's logged progress dict, also glued to a tq
   CHECK(to_debug_string(feed_text("{'train_runtime': 123.4, 'train_samples_per_second': 8.1}\n")) ==
         "logged_progress=yes");
   CHECK(feed_text("the loss is {'loss' without a value\n").empty());
+  // Other braces before it, and two dicts on one line: the list's first head counts, and its
+  // epoch is the one read (a later dict's, not an earlier one's).
+  CHECK(to_debug_string(feed_text("{x} {'eval_loss': 2.0, 'epoch': 1.0} {'loss': 1.0, 'epoch': 2.0}\n")) ==
+        "logged_progress=2.0");
+  CHECK(to_debug_string(feed_text("{'epoch': 5} {{'loss': 1.0}\n")) == "logged_progress=yes");
 }
 
 }  // TEST_SUITE
