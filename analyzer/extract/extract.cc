@@ -138,6 +138,8 @@ class FileAnalyzer : public LineSink {
     search.split = options_.split;
     search.triggers = options_.triggers;
     search.chunked = chunked_;
+    search.lazy_stamps = options_.lazy_stamps;
+    search.lazy_regions = options_.lazy_regions;
     LineSearcher searcher(source, diags_, file_.display_path, search);
     switch (searcher.start()) {
       case SourceStart::Empty: return finish_result();
@@ -484,7 +486,7 @@ class FileAnalyzer : public LineSink {
     no_stamp_run();
     if (route == nullptr || open_structures_ != 0 || !adoptions_.empty() || (run.may_hold & kWatchEscape) != 0)
       return {};
-    if (!stamp_run_starts(run, head)) return {};
+    if (!run.without_stamps && !stamp_run_starts(run, head)) return {};
     StreamState& stream = *route->stream;
     const TimeOfDayLayout& layout = *route->layout;
     if (!stream.last_stamp || !stream.awaiting_upper_bound.empty()) return {};
@@ -495,7 +497,8 @@ class FileAnalyzer : public LineSink {
                                 ? year_seconds(*stream.last_stamp) - 60 - year_seconds(day)
                                 : std::numeric_limits<long long>::min();
     if (!stamp_run_walker_ || !stamp_run_walker_->same_route(head, layout)) stamp_run_walker_.emplace(head, layout);
-    const StampRunWalk walk = stamp_run_walker_->walk(run, floor, !reported_backwards_);
+    const StampRunWalk walk = run.without_stamps ? stamp_run_walker_->walk_lines(run, floor, !reported_backwards_)
+                                                 : stamp_run_walker_->walk(run, floor, !reported_backwards_);
     if (walk.lines > 0) {
       CivilTime last = day;
       last.hour = walk.last.hour;
@@ -510,7 +513,9 @@ class FileAnalyzer : public LineSink {
       }
       stream.last_stamp = last;
     }
-    return {walk.bytes, walk.lines};
+    // A walk by stamp hits takes one hit a stamped line; one by line ends counted every line.
+    if (run.without_stamps) return {walk.bytes, 0, walk.lines};
+    return {walk.bytes, walk.lines, 0};
   }
 
   // The shortcut of a quiet line with a needle or a fact's anchor: routed by its head like a

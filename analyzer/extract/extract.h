@@ -43,6 +43,9 @@ struct AnalyzeOptions {
   bool defer_chunkable = false;
   // Bytes scanned so far, for a progress line (plain files add as they go); may be null.
   std::atomic<std::uint64_t>* bytes_done = nullptr;
+  // SearchOptions' lazy stamps (same report either way) and their count of regions (tests).
+  bool lazy_stamps = true;
+  std::uint64_t* lazy_regions = nullptr;
 };
 
 /// The trigger search for analyze_*: `matcher`'s Line needles plus the anchors of the traceback,

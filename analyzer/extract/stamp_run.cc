@@ -1,6 +1,7 @@
 #include "extract/stamp_run.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -156,6 +157,54 @@ StampRunWalk StampRunWalker::walk(const LineSink::StampRun& run, long long floor
     }
   }
   if (taken != kNone) walk.last = reader.time_of_day(text + taken + time_at);
+  return walk;
+}
+
+bool StampRunWalker::starts_route_line(const char* p, std::size_t available, const TimeOfDayReader& reader) const {
+  if (one_look_ && available >= kLineStartBytes) return line_start_at(p);
+  // Near the text's end, or a template too long: the same checks one by one.
+  const std::size_t time_at = layout_.time_at;
+  return available >= time_at + layout_.length && std::memcmp(p, head_.data(), head_.size()) == 0 &&
+         reader.fits(p + time_at, available - time_at);
+}
+
+StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long floor, bool check_steps_back) const {
+  StampRunWalk walk;
+  const std::size_t time_at = layout_.time_at;
+  if (head_.size() != time_at + 1 || layout_.ends_line || run.text.empty()) return walk;
+  const char* text = run.text.data();
+  const std::size_t size = run.text.size();
+  // The first hit's line is not taken, nor any after it.
+  const std::size_t stop = run.hit_count > 0 ? std::min<std::size_t>(run.hits[0].end - run.shift, size) : size;
+  const TimeOfDayReader reader(layout_);
+  SecondsOfDay seconds_of_day;
+  std::size_t start = 0, last = 0;
+  // A stamp's `HH:MM:SS` is whole before the line can end: the end is looked for after it.
+  const std::size_t stamp_end = time_at + 8;
+  while (start < stop) {
+    const char* line = text + start;
+    const std::size_t available = size - start;
+    if (one_look_ && available >= kLineStartBytes) {
+      if (!line_start_at(line)) break;
+    } else if (!starts_route_line(line, available, reader)) {
+      break;
+    }
+    const int seconds = seconds_of_day.at(line + time_at);
+    if (seconds < 0 || (check_steps_back && seconds < floor)) break;
+    // Its end, within the length limit (a longer line is cut, which the general path does).
+    const std::size_t look = std::min(available, run.max_line + 1);
+    if (look <= stamp_end) break;
+    const auto* nl = static_cast<const char*>(std::memchr(line + stamp_end, '\n', look - stamp_end));
+    if (nl == nullptr) break;
+    const auto end = static_cast<std::size_t>(nl - text);
+    if (end >= stop) break;  // the line holds the hit
+    ++walk.lines;
+    last = start;
+    start = end + 1;
+    walk.bytes = start;
+    floor = seconds - 60;
+  }
+  if (walk.lines > 0) walk.last = reader.time_of_day(text + last + time_at);
   return walk;
 }
 

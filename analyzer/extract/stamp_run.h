@@ -45,11 +45,18 @@ class StampRunWalker {
   /// (the first one: before `floor`, a time of day in seconds), which the caller's full path
   /// reports.
   StampRunWalk walk(const LineSink::StampRun& run, long long floor, bool check_steps_back) const;
+  /// The same for a run whose hits hold no stamps (`run.without_stamps`): the lines are found
+  /// from line end to line end, each must start with the head and a stamp the layout reads,
+  /// and the walk stops before the line of the first hit. Every line taken is a stamped line
+  /// (`lines` counts them all, so the bytes taken hold exactly that many).
+  StampRunWalk walk_lines(const LineSink::StampRun& run, long long floor, bool check_steps_back) const;
 
  private:
   // Whether the `kLineStartBytes` bytes at `p` (all readable) start with the head and then fit
   // the layout; only when `one_look_`.
   bool line_start_at(const char* p) const;
+  // Whether the `available` bytes at `p` start with the head and a stamp the layout reads.
+  bool starts_route_line(const char* p, std::size_t available, const TimeOfDayReader& reader) const;
 
   static constexpr std::size_t kLineStartBytes = 64;
   std::string head_;

@@ -1,6 +1,8 @@
 #include "scan/line_searcher.h"
 
 #include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "input/own_report.h"
@@ -24,6 +26,8 @@ LineSearcher::LineSearcher(ByteSource& source, DiagnosticSink& diags, std::strin
       max_line_(options.split.max_line_bytes),
       hits_(options.follow ? own_hits_ : reused_hits) {
   follow_ = options.follow;
+  lazy_allowed_ = options.lazy_stamps;
+  lazy_regions_ = options.lazy_regions;
   if (follow_) splitter_.follow();
   hits_.clear();
 }
@@ -86,6 +90,9 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
   for (;;) {
     // Nothing open: jump over the lines before the next hit (or the end of the searched text).
     if (!sink.wants_every_line() && scanned_end > 0) {
+      // (Lazy stamps: the lines before the next hit may hold stamps not looked for yet.)
+      find_stamps_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end, hits, next_hit,
+                         hits_base, scanned_end);
       splitter_.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end);
       offer_stamp_lines(sink, hits, next_hit, hits_base, scanned_end, uncertain);
     }
@@ -104,15 +111,47 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         hits.clear();
         next_hit = 0;
         std::string_view region = splitter_.lookahead(hits_base);
-        if (chunked_ == nullptr || !chunked_->hits_in(hits_base, region.size(), hits))
-          triggers.scan(region, hits);
+        // Lazy stamps where three lines in four of the last region (of 64 lines or more) were
+        // taken as runs; not for a followed file (its regions are a few lines each).
+        const std::uint64_t lines = splitter_.lines_read() - region_lines_;
+        bool lazy = lazy_allowed_ && !follow_ && lines >= 64 && 4 * region_run_lines_ >= 3 * lines;
+        region_lines_ = splitter_.lines_read();
+        region_run_lines_ = 0;
+        if (chunked_ != nullptr && chunked_->hits_in(hits_base, region.size(), hits))
+          lazy = false;  // searched ahead, stamps and all
+        else
+          triggers.scan(region, hits, !lazy);
         scanned_end = hits_base + region.size();
+        lazy_stamps_ = lazy;
+        stamps_until_ = lazy ? hits_base : scanned_end;
+        if (lazy && lazy_regions_ != nullptr) ++*lazy_regions_;
         if (bytes_done_ != nullptr) bytes_done_->fetch_add(region.size(), std::memory_order_relaxed);
       }
       const std::uint64_t line_end = raw.offset + raw.size;
       while (next_hit < hits.size() && hits_base + hits[next_hit].end < raw.offset) ++next_hit;
-      for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) {
-        const TriggerScanner::Hit& h = hits[next_hit];
+      std::size_t in_line = 0;
+      while (next_hit + in_line < hits.size() && hits_base + hits[next_hit + in_line].end < line_end) ++in_line;
+      const TriggerScanner::Hit* line_hits = hits.data() + next_hit;
+      std::size_t line_hit_count = in_line;
+      next_hit += in_line;
+      if (lazy_stamps_ && raw.offset >= stamps_until_) {
+        // Lazy stamps: this line's, looked for here and kept beside its hits (not added to the
+        // hit list, which would move every hit after them).
+        stamp_scratch_.clear();
+        TriggerScanner::find_stamps(std::string_view(raw.data, raw.size),
+                                    static_cast<std::uint32_t>(raw.offset - hits_base), stamp_scratch_);
+        if (!stamp_scratch_.empty()) {
+          merged_.clear();
+          std::merge(line_hits, line_hits + line_hit_count, stamp_scratch_.begin(), stamp_scratch_.end(),
+                     std::back_inserter(merged_),
+                     [](const TriggerScanner::Hit& a, const TriggerScanner::Hit& b) { return a.end < b.end; });
+          line_hits = merged_.data();
+          line_hit_count = merged_.size();
+        }
+        stamps_until_ = std::min(line_end + 1, scanned_end);
+      }
+      for (std::size_t k = 0; k < line_hit_count; ++k) {
+        const TriggerScanner::Hit& h = line_hits[k];
         hit = true;
         stamped = stamped || h.literal == TriggerScanner::kStamp;
         if (h.literal != TriggerScanner::kStamp || h.needle) {
@@ -164,7 +203,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
 // they are most lines, and the general path above (a raw line, its hits gathered into a
 // LineHit, clean(), on_line()) cost several times what the sink does with them. Stops at the
 // first line that is anything else, or that the sink declines; the general path goes on there.
-void LineSearcher::offer_stamp_lines(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits,
+void LineSearcher::offer_stamp_lines(LineSink& sink, std::vector<TriggerScanner::Hit>& hits,
                                      std::size_t& next_hit, std::uint64_t hits_base, std::uint64_t scanned_end,
                                      std::uint8_t may_hold) {
   LineView line;
@@ -173,7 +212,17 @@ void LineSearcher::offer_stamp_lines(LineSink& sink, const std::vector<TriggerSc
     if (line_end >= scanned_end) return;  // its hits are not known yet
     std::size_t h = next_hit;
     while (h < hits.size() && hits_base + hits[h].end < line.offset) ++h;
-    if (h == hits.size() || hits_base + hits[h].end >= line_end) {
+    std::size_t k = h;
+    for (; k < hits.size() && hits_base + hits[k].end < line_end; ++k)
+      if (hits[k].literal != TriggerScanner::kStamp || hits[k].needle) return;
+    if (lazy_stamps_ && stamps_until_ <= line.offset) {
+      // Lazy stamps: this line's and those of the lines up to the next hit's were not looked
+      // for yet; with them, it is looked at again.
+      find_stamps_before(k < hits.size() ? hits_base + hits[k].end : scanned_end, hits, next_hit, hits_base,
+                         scanned_end);
+      continue;
+    }
+    if (h == k) {
       // No trigger here: jump to the next line with one, as the general path does.
       const std::uint64_t lines = splitter_.lines_read();
       splitter_.skip_lines_before(h < hits.size() ? hits_base + hits[h].end : scanned_end);
@@ -181,9 +230,6 @@ void LineSearcher::offer_stamp_lines(LineSink& sink, const std::vector<TriggerSc
       next_hit = h;
       continue;
     }
-    std::size_t k = h;
-    for (; k < hits.size() && hits_base + hits[k].end < line_end; ++k)
-      if (hits[k].literal != TriggerScanner::kStamp || hits[k].needle) return;
     // A stamp hit ends at the last digit of its `HH:MM:SS`.
     const auto stamp_at = static_cast<std::uint32_t>(hits_base + hits[h].end - 7 - line.offset);
     if (!sink.on_stamp_line(line, stamp_at, may_hold)) return;
@@ -203,22 +249,68 @@ void LineSearcher::offer_stamp_run(LineSink& sink, const std::vector<TriggerScan
   // Only a shortcut is left out when that guess is wrong.
   constexpr std::uint32_t kNear = 256;
   auto plain_stamp = [](const TriggerScanner::Hit& h) { return h.literal == TriggerScanner::kStamp && !h.needle; };
-  if (next_hit >= hits.size() || !plain_stamp(hits[next_hit])) return;
-  if (next_hit + 1 < hits.size() && !plain_stamp(hits[next_hit + 1]) &&
-      hits[next_hit + 1].end - hits[next_hit].end < kNear)
-    return;
+  // Lazy stamps: beyond stamps_until_ the hits hold no stamps, and the sink finds the lines.
   std::uint64_t offset = 0;
+  const std::string_view ahead = splitter_.plain_ahead(scanned_end, offset);
+  const bool without_stamps = lazy_stamps_ && offset >= stamps_until_;
+  if (!without_stamps) {
+    if (next_hit >= hits.size() || !plain_stamp(hits[next_hit])) return;
+    if (next_hit + 1 < hits.size() && !plain_stamp(hits[next_hit + 1]) &&
+        hits[next_hit + 1].end - hits[next_hit].end < kNear)
+      return;
+  }
   LineSink::StampRun run;
-  run.text = splitter_.plain_ahead(scanned_end, offset);
+  run.text = ahead;
   run.hits = hits.data() + next_hit;
   run.hit_count = hits.size() - next_hit;
   run.shift = static_cast<std::uint32_t>(offset - hits_base);
   run.max_line = max_line_;
   run.may_hold = may_hold;
+  run.without_stamps = without_stamps;
   const LineSink::RunTaken taken = sink.on_stamp_run(run);
   if (taken.bytes == 0) return;
-  splitter_.skip_lines_before(offset + taken.bytes);
+  if (taken.lines > 0)
+    splitter_.take_counted_lines(offset + taken.bytes, taken.lines);
+  else
+    splitter_.skip_lines_before(offset + taken.bytes);
   next_hit += taken.hits;
+  region_run_lines_ += without_stamps ? taken.lines : taken.hits;
+  if (without_stamps) stamps_until_ = std::max(stamps_until_, offset + taken.bytes);
+}
+
+void LineSearcher::find_stamps_before(std::uint64_t until, std::vector<TriggerScanner::Hit>& hits,
+                                      std::size_t next_hit, std::uint64_t hits_base, std::uint64_t scanned_end) {
+  if (!lazy_stamps_ || until <= stamps_until_) return;
+  // Whole lines, to the start of `until`'s: a line's stamps are all known or none is.
+  until = std::min(until, scanned_end);
+  if (until < scanned_end) {
+    const std::string_view before = splitter_.buffered(stamps_until_, until);
+    const void* nl = ::memrchr(before.data(), '\n', before.size());
+    if (nl == nullptr) return;  // `until` is in the first line not looked at
+    until = stamps_until_ + static_cast<std::uint64_t>(static_cast<const char*>(nl) - before.data()) + 1;
+  }
+  // Each look moves the hits after it: with many left, the rest of the region at once, so that
+  // a region with many hits costs one merge, not one per line.
+  constexpr std::size_t kMovedHits = 256;
+  if (hits.size() - next_hit > kMovedHits) until = scanned_end;
+  stamp_scratch_.clear();
+  TriggerScanner::find_stamps(splitter_.buffered(stamps_until_, until),
+                              static_cast<std::uint32_t>(stamps_until_ - hits_base), stamp_scratch_);
+  if (!stamp_scratch_.empty()) {
+    auto by_end = [](const TriggerScanner::Hit& a, const TriggerScanner::Hit& b) { return a.end < b.end; };
+    const auto from = static_cast<std::uint32_t>(stamps_until_ - hits_base);
+    const auto to = static_cast<std::uint32_t>(until - hits_base);
+    auto first = std::lower_bound(hits.begin() + static_cast<long>(next_hit), hits.end(), TriggerScanner::Hit{from, 0, false}, by_end);
+    auto last = std::lower_bound(first, hits.end(), TriggerScanner::Hit{to, 0, false}, by_end);
+    const auto a = first - hits.begin(), b = last - hits.begin();
+    // The hits there (literals and bytes, no stamps) and the stamps, in one order.
+    merged_.clear();
+    std::merge(hits.begin() + a, hits.begin() + b, stamp_scratch_.begin(), stamp_scratch_.end(),
+               std::back_inserter(merged_), by_end);
+    hits.insert(hits.begin() + b, stamp_scratch_.size(), TriggerScanner::Hit{});
+    std::copy(merged_.begin(), merged_.end(), hits.begin() + a);
+  }
+  stamps_until_ = until;
 }
 
 }  // namespace megatriage

@@ -74,9 +74,15 @@ class LineSink {
     std::uint32_t shift = 0;
     std::size_t max_line = 0;
     std::uint8_t may_hold = 0xff;  // what the lines without any other hit may hold (as on_stamp_line's)
+    /// The search left the stamps out of `hits` (LineSearcher's lazy stamps): the sink finds
+    /// the lines itself, from line end to line end, up to the line of the first hit, which is
+    /// not a stamp-only line.
+    bool without_stamps = false;
   };
   struct RunTaken {
     std::size_t bytes = 0, hits = 0;
+    /// The lines in `bytes` when the sink counted them all (runs without stamps); 0: not counted.
+    std::size_t lines = 0;
   };
   virtual RunTaken on_stamp_run(const StampRun& run) {
     (void)run;
@@ -113,6 +119,11 @@ struct SearchOptions {
   /// until end_input(); search() then stops before a partial last line and resumes on the next
   /// call. Lets `watch` feed appended bytes through the same splitter and search.
   bool follow = false;
+  /// Lazy stamps (see LineSearcher): off, every region is searched for stamps up front. The
+  /// report is the same either way.
+  bool lazy_stamps = true;
+  /// Counts the regions searched without stamps, when set (tests).
+  std::uint64_t* lazy_regions = nullptr;
 };
 
 class LineSearcher {
@@ -153,11 +164,15 @@ class LineSearcher {
 
  private:
   void search_triggered(LineSink& sink, const TriggerScanner& triggers);
-  void offer_stamp_lines(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits, std::size_t& next_hit,
+  void offer_stamp_lines(LineSink& sink, std::vector<TriggerScanner::Hit>& hits, std::size_t& next_hit,
                          std::uint64_t hits_base, std::uint64_t scanned_end, std::uint8_t may_hold);
   void offer_stamp_run(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits, std::size_t& next_hit,
                        std::uint64_t hits_base, std::uint64_t scanned_end, std::uint8_t may_hold);
   void search_every_line(LineSink& sink);
+  // Lazy stamps: the hits get the stamps of the lines before the one of stream offset `until`
+  // that were not looked for yet (or of the whole region, when many hits are left).
+  void find_stamps_before(std::uint64_t until, std::vector<TriggerScanner::Hit>& hits, std::size_t next_hit,
+                          std::uint64_t hits_base, std::uint64_t scanned_end);
 
   LineSplitter splitter_;
   DiagnosticSink& diags_;
@@ -175,6 +190,18 @@ class LineSearcher {
   // Where the search stands, kept between calls of a following searcher.
   std::size_t next_hit_ = 0;
   std::uint64_t hits_base_ = 0, scanned_end_ = 0;
+  // Lazy stamps. A log stamped on every line by one writer is mostly taken as runs, which need
+  // no stamp hits (the sink reads each line's stamp where its route puts it); there the
+  // stamps' pass over every byte cost as much as the runs. So after a region whose lines were
+  // mostly taken as runs, the next one is searched without stamps, and the stamps of the bytes
+  // that are not taken as runs are found when the search gets to them: `stamps_until_` (a
+  // stream offset) is where the hits stop being complete.
+  bool lazy_allowed_ = true;
+  std::uint64_t* lazy_regions_ = nullptr;
+  bool lazy_stamps_ = false;
+  std::uint64_t stamps_until_ = 0;
+  std::uint64_t region_lines_ = 0, region_run_lines_ = 0;  // lines at the region's start; taken as runs since
+  std::vector<TriggerScanner::Hit> stamp_scratch_, merged_;
   std::vector<int> candidates_;  // the current line's candidate rules
   std::string_view head_;        // what start() looked at
 };

@@ -238,6 +238,12 @@ void LineSplitter::skip_lines_before(std::uint64_t target) {
   if (next_cr_ < begin_) find_next_cr(begin_);
 }
 
+void LineSplitter::take_counted_lines(std::uint64_t end, std::uint64_t lines) {
+  if (skipping_ || end <= consumed_offset_ + begin_) return;
+  begin_ = static_cast<std::size_t>(std::min<std::uint64_t>(end - consumed_offset_, end_));
+  line_number_ += lines;
+}
+
 std::string_view LineSplitter::plain_ahead(std::uint64_t until, std::uint64_t& offset) const {
   offset = consumed_offset_ + begin_;
   if (skipping_ || until <= offset) return {};

@@ -68,6 +68,11 @@ class LineSplitter {
   /// first byte: lines a caller may take whole with skip_lines_before() once it found their
   /// ends.
   std::string_view plain_ahead(std::uint64_t until, std::uint64_t& offset) const;
+  /// The buffered bytes at stream offsets [from, to), which lookahead() or plain_ahead() showed
+  /// and no line taken since has moved out of the buffer.
+  std::string_view buffered(std::uint64_t from, std::uint64_t to) const {
+    return std::string_view(buffer_.get() + (from - consumed_offset_), to - from);
+  }
   /// Consumes the line peek_plain_line() just returned.
   void take_peeked(const LineView& line) {
     begin_ += line.text.size() + 1;
@@ -81,6 +86,10 @@ class LineSplitter {
   /// without looking at them one by one. Skips nothing when one of them holds a NUL or is over
   /// the length limit (next_raw() then reports it as usual).
   void skip_lines_before(std::uint64_t target);
+  /// Consumes the buffered bytes up to stream offset `end`: `lines` whole lines that the caller
+  /// found in plain_ahead()'s text (so none holds a NUL or '\r' or is over the limit) and
+  /// counted, which skip_lines_before() would count again.
+  void take_counted_lines(std::uint64_t end, std::uint64_t lines);
 
   /// From now on a read of 0 means "no more bytes for now" (a file still being written), not the
   /// end: next() then returns false before a partial last line and goes on when called again

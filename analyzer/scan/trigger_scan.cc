@@ -64,6 +64,26 @@ void add_byte_hits(std::uint64_t mask, std::size_t at, const ByteLiteral& one,
 }
 
 #if defined(__x86_64__)
+void find_times_sse2(std::string_view text, std::size_t from, const ByteLiteral& one,
+                     std::vector<TriggerScanner::Hit>& hits, std::vector<TriggerScanner::Hit>& byte_hits) {
+  const __m128i colon = _mm_set1_epi8(':');
+  const __m128i byte = _mm_set1_epi8(static_cast<char>(one.byte));  // used only with_byte
+  const bool with_byte = one.byte >= 0;
+  std::size_t i = from;
+  for (; i + 3 + 16 <= text.size(); i += 16) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 3));
+    auto mask = static_cast<std::uint32_t>(
+        _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, colon), _mm_cmpeq_epi8(b, colon))));
+    while (mask != 0) {
+      check_time_at(text, i + static_cast<std::size_t>(__builtin_ctz(mask)), hits);
+      mask &= mask - 1;
+    }
+    if (with_byte) add_byte_hits(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, byte))), i, one, byte_hits);
+  }
+  find_times_scalar(text, i, one, hits, byte_hits);
+}
+
 // The byte masks of two 32-byte blocks, the first in the low half.
 __attribute__((target("avx2"))) std::uint64_t mask64(__m256i low, __m256i high) {
   return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(low))) |
@@ -96,28 +116,10 @@ __attribute__((target("avx2"))) void find_times_avx2(std::string_view text, cons
       check_time_at(text, i + static_cast<std::size_t>(__builtin_ctzll(mask)), hits);
     if (with_byte) add_byte_hits(mask64(byte_low, byte_high), i, one, byte_hits);
   }
-  find_times_scalar(text, i, one, hits, byte_hits);
+  // The last bytes 16 at a time: a short text (one line) is mostly tail.
+  find_times_sse2(text, i, one, hits, byte_hits);
 }
 
-void find_times_sse2(std::string_view text, const ByteLiteral& one, std::vector<TriggerScanner::Hit>& hits,
-                     std::vector<TriggerScanner::Hit>& byte_hits) {
-  const __m128i colon = _mm_set1_epi8(':');
-  const __m128i byte = _mm_set1_epi8(static_cast<char>(one.byte));  // used only with_byte
-  const bool with_byte = one.byte >= 0;
-  std::size_t i = 0;
-  for (; i + 3 + 16 <= text.size(); i += 16) {
-    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 3));
-    auto mask = static_cast<std::uint32_t>(
-        _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, colon), _mm_cmpeq_epi8(b, colon))));
-    while (mask != 0) {
-      check_time_at(text, i + static_cast<std::size_t>(__builtin_ctz(mask)), hits);
-      mask &= mask - 1;
-    }
-    if (with_byte) add_byte_hits(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, byte))), i, one, byte_hits);
-  }
-  find_times_scalar(text, i, one, hits, byte_hits);
-}
 #endif
 
 // Appends the stamps of `text` to `hits` and the occurrences of `one`'s byte to `byte_hits`,
@@ -127,7 +129,7 @@ void find_times(std::string_view text, const ByteLiteral& one, std::vector<Trigg
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) return find_times_avx2(text, one, hits, byte_hits);
-  return find_times_sse2(text, one, hits, byte_hits);
+  return find_times_sse2(text, 0, one, hits, byte_hits);
 #else
   find_times_scalar(text, 0, one, hits, byte_hits);
 #endif
@@ -317,7 +319,15 @@ const std::vector<int>& TriggerScanner::needle_tags(std::uint16_t literal) const
   return literal < tags_.size() ? tags_[literal] : none;
 }
 
-void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit>& hits) const {
+void TriggerScanner::find_stamps(std::string_view text, std::uint32_t shift, std::vector<Hit>& hits) {
+  const std::size_t first = hits.size();
+  thread_local std::vector<Hit> no_byte_hits;  // stays empty: no byte looked for
+  find_times(text, ByteLiteral{}, hits, no_byte_hits);
+  if (shift != 0)
+    for (std::size_t i = first; i < hits.size(); ++i) hits[i].end += shift;
+}
+
+void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit>& hits, bool stamps) const {
   if (text.empty() || !ok()) return;
   std::size_t first = hits.size();
   if (builtin_) {
@@ -329,14 +339,16 @@ void TriggerScanner::scan(std::string_view text, std::vector<TriggerScanner::Hit
   } else {
     scan_vectorscan(text, hits);
   }
-  // The first one-byte literal is looked for in the stamps' pass, any others by memchr.
-  for (std::size_t b = 1; b < single_bytes_.size(); ++b)
+  // The first one-byte literal is looked for in the stamps' pass, any others by memchr (all of
+  // them without that pass).
+  for (std::size_t b = stamps ? 1 : 0; b < single_bytes_.size(); ++b)
     for (const char* p = text.data();
          (p = static_cast<const char*>(std::memchr(p, single_bytes_[b], text.data() + text.size() - p))); ++p)
       hits.push_back({static_cast<std::uint32_t>(p - text.data()), single_literal_[b], needle_[single_literal_[b]]});
   auto by_end = [](const Hit& a, const Hit& b) { return a.end < b.end; };
   if (!std::is_sorted(hits.begin() + static_cast<long>(first), hits.end(), by_end))
     std::sort(hits.begin() + static_cast<long>(first), hits.end(), by_end);
+  if (!stamps) return;
   ByteLiteral one;
   if (!single_bytes_.empty()) {
     one.byte = static_cast<unsigned char>(single_bytes_[0]);

@@ -79,8 +79,12 @@ class TriggerScanner {
   std::uint8_t uncertain_watches() const { return uncertain_watches_; }
 
   /// Appends to `hits` every trigger occurrence, in ascending order of `end`. `text` must not be
-  /// larger than 4 GiB. Thread-safe (per-thread scratch).
-  void scan(std::string_view text, std::vector<Hit>& hits) const;
+  /// larger than 4 GiB. Thread-safe (per-thread scratch). Without `stamps`, the time-of-day
+  /// stamps are left out (find_stamps() finds them where a caller needs them).
+  void scan(std::string_view text, std::vector<Hit>& hits, bool stamps = true) const;
+  /// Appends the time-of-day stamps of `text`, in ascending order, each at its place in `text`
+  /// plus `shift`: what scan() adds for them.
+  static void find_stamps(std::string_view text, std::uint32_t shift, std::vector<Hit>& hits);
 
  private:
   // `literals[i]` reports as literal `literal_ids[i]`.

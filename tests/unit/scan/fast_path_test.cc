@@ -397,3 +397,78 @@ TEST_CASE("fast path: routed lines with a fact's anchor give the facts of a full
   CHECK(got.find("fact gpu_model=H100") != std::string::npos);
   CHECK(got.find("ValueError") != std::string::npos);
 }
+
+TEST_CASE("fast path: lazy stamps on a long log stamped on every line give what examining every line gives") {
+  // Logging-stamped lines in a cycle of seven, one with a fact's anchor (`iteration `), so that
+  // after the first region most lines are taken as runs and the next regions are searched
+  // without stamps. Every so often a line breaks a run: a second time of day in the message, an
+  // unstamped continuation, another writer's head, an escape, a NUL, a CRLF, an over-long
+  // line; the clock steps back once and the hour's first digit changes (a new head); a
+  // traceback sits in the middle, and the file ends on stamp-only lines.
+  std::string text;
+  int clock = 9 * 3600 + 50 * 60;  // 09:50:00
+  auto stamp = [&clock](int millis) {
+    char out[64];
+    std::snprintf(out, sizeof out, "2026-11-30 %02d:%02d:%02d,%03d", clock / 3600, clock / 60 % 60, clock % 60, millis);
+    return std::string(out);
+  };
+  const char* loggers[] = {"lightning.pytorch - Epoch 0, global step", "py.warnings - UserWarning: none",
+                           "torch.distributed - barrier on group 2", "megatron.core.timers - forward-backward",
+                           "nemo.collections.llm.gpt.data - Loading batch", "megatron.core.optimizer - step"};
+  for (int i = 0; i < 2200; ++i) {
+    if (i == 400) clock -= 120;  // a clock step back
+    clock += 1;
+    text += stamp(i % 1000) + " - INFO - megatron.training - iteration " + std::to_string(i + 1) +
+            "/500000 | lm loss: 7.5E+00 | global batch size: 16 |\n";
+    for (int k = 0; k < 6; ++k) {
+      std::string line = stamp((i * 7 + k) % 1000) + " - INFO - " + loggers[k] + " " + std::to_string(i);
+      if (k == 2 && i % 97 == 5) line += " done at 10:11:12";
+      if (k == 3 && i % 79 == 11) line += " \x1b[33mcolored\x1b[0m";
+      if (k == 4 && i % 73 == 13) line += std::string(" nul") + '\0' + "byte";
+      if (k == 5 && i % 67 == 17) line += " " + std::string(400, 'x');
+      if (k == 1 && i % 71 == 15) line += "\r";
+      text += line + "\n";
+      if (k == 0 && i % 89 == 7) text += "    continued without a stamp\n";
+      if (k == 3 && i % 53 == 19)  // a needle on the route: an event
+        text += stamp(0) + " - ERROR - nccl - node3:1:1 [3] NCCL WARN Call to ibv_reg_mr failed, try " +
+                std::to_string(i) + "\n";
+      if (k == 4 && i % 83 == 9) text += "[rank1]:" + stamp(0) + " - INFO - another writer\n";
+    }
+    if (i == 1500) {
+      text += "Traceback (most recent call last):\n"
+              "  File \"/w/train.py\", line 3, in <module>\n"
+              "    main()\n"
+              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
+    }
+  }
+  for (int k = 0; k < 20; ++k) text += stamp(k) + " - INFO - megatron.core.timers - tail " + std::to_string(k) + "\n";
+  REQUIRE(text.size() > 1000000);
+  for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
+    AnalyzeOptions every_line;
+    every_line.split.max_line_bytes = max_line;
+    const std::string expected = analyze(text, every_line);
+    for (std::size_t buffer : {std::size_t{16384}, std::size_t{70000}, std::size_t{200000}}) {
+      if (buffer < max_line + 2) continue;
+      for (auto engine : kEngines) {
+        AnalyzeOptions fast = every_line;
+        fast.split.buffer_bytes = buffer;
+        fast.triggers = &repo_triggers(engine);
+        std::uint64_t lazy_regions = 0;
+        fast.lazy_regions = &lazy_regions;
+        INFO("max line " << max_line << ", buffer " << buffer << ", " << fast.triggers->engine_name());
+        CHECK(analyze(text, fast) == expected);
+        CHECK(lazy_regions > text.size() / buffer / 2);  // the lazy search did run, on most regions
+        fast.lazy_stamps = false;
+        CHECK(analyze(text, fast) == expected);
+      }
+    }
+  }
+  // The log does exercise what the runs must leave to the full path.
+  const std::string got = analyze_fast(text);
+  INFO(got);
+  CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);
+  CHECK(got.find("OutOfMemoryError") != std::string::npos);
+  CHECK(got.find("diag split.nul-bytes") != std::string::npos);
+  CHECK(got.find("ibv_reg_mr failed, try 2192") != std::string::npos);  // the last such line's event
+  CHECK(got.find("fact last_iteration") == std::string::npos);  // (behind a logging head: no facts yet)
+}
