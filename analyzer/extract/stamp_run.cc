@@ -126,8 +126,7 @@ StampRunWalk StampRunWalker::walk(const LineSink::StampRun& run, long long floor
     const std::size_t available = size - start;
     if (one_look_ && available >= kLineStartBytes) {
       if (!line_start_at(line)) break;
-    } else if (available < time_at + layout_.length || std::memcmp(line, head_.data(), head_.size()) != 0 ||
-               !reader.fits(line + time_at, available - time_at)) {
+    } else if (!starts_route_line(line, available, reader)) {
       break;  // near the text's end, or a template too long: the same checks one by one
     }
     const int seconds = seconds_of_day.at(line + time_at);
@@ -161,8 +160,6 @@ StampRunWalk StampRunWalker::walk(const LineSink::StampRun& run, long long floor
 }
 
 bool StampRunWalker::starts_route_line(const char* p, std::size_t available, const TimeOfDayReader& reader) const {
-  if (one_look_ && available >= kLineStartBytes) return line_start_at(p);
-  // Near the text's end, or a template too long: the same checks one by one.
   const std::size_t time_at = layout_.time_at;
   return available >= time_at + layout_.length && std::memcmp(p, head_.data(), head_.size()) == 0 &&
          reader.fits(p + time_at, available - time_at);
@@ -174,7 +171,8 @@ StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long
   if (head_.size() != time_at + 1 || layout_.ends_line || run.text.empty()) return walk;
   const char* text = run.text.data();
   const std::size_t size = run.text.size();
-  // The first hit's line is not taken, nor any after it.
+  // The first hit's line is not taken, nor any after it (one before the text: nothing is).
+  if (run.hit_count > 0 && run.hits[0].end < run.shift) return walk;
   const std::size_t stop = run.hit_count > 0 ? std::min<std::size_t>(run.hits[0].end - run.shift, size) : size;
   const TimeOfDayReader reader(layout_);
   SecondsOfDay seconds_of_day;
@@ -187,7 +185,7 @@ StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long
     if (one_look_ && available >= kLineStartBytes) {
       if (!line_start_at(line)) break;
     } else if (!starts_route_line(line, available, reader)) {
-      break;
+      break;  // as in walk()
     }
     const int seconds = seconds_of_day.at(line + time_at);
     if (seconds < 0 || (check_steps_back && seconds < floor)) break;

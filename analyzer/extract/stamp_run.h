@@ -55,7 +55,8 @@ class StampRunWalker {
   // Whether the `kLineStartBytes` bytes at `p` (all readable) start with the head and then fit
   // the layout; only when `one_look_`.
   bool line_start_at(const char* p) const;
-  // Whether the `available` bytes at `p` start with the head and a stamp the layout reads.
+  // Whether the `available` bytes at `p` start with the head and a stamp the layout reads: the
+  // checks one by one, where line_start_at() cannot look (near the text's end, a long template).
   bool starts_route_line(const char* p, std::size_t available, const TimeOfDayReader& reader) const;
 
   static constexpr std::size_t kLineStartBytes = 64;
