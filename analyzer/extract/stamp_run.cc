@@ -1,7 +1,7 @@
 #include "extract/stamp_run.h"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -36,9 +36,11 @@ class SecondsOfDay {
 
 }  // namespace
 
-StampRunWalker::StampRunWalker(std::string_view head, const TimeOfDayLayout& layout) : head_(head), layout_(layout) {
+StampRunWalker::StampRunWalker(std::string_view head, const TimeOfDayLayout& layout)
+    : head_(head), layout_(layout), walkable_(head.size() == layout.time_at + 1 && !layout.ends_line) {
+  if (!walkable_) return;
   const std::size_t size = head.size() - 1 + layout.length;  // the head's last byte is the layout's first
-  if (head.empty() || head.size() != layout.time_at + 1 || size > kLineStartBytes) return;
+  if (size > kLineStartBytes) return;
   std::memcpy(template_, head.data(), head.size());
   for (std::size_t k = 1; k < layout.length; ++k) {
     const char c = layout.bytes[k];
@@ -80,6 +82,21 @@ bool StampRunWalker::line_start_at(const char* p) const {
 #endif
 }
 
+inline bool StampRunWalker::starts_route_line(const char* p, std::size_t available,
+                                              const TimeOfDayReader& reader) const {
+  if (one_look_ && available >= kLineStartBytes) return line_start_at(p);
+  return starts_route_line_slowly(p, available, reader);
+}
+
+// Near the text's end, or a template too long: the same checks one by one (and out of line:
+// the walks' loops stay small).
+bool StampRunWalker::starts_route_line_slowly(const char* p, std::size_t available,
+                                              const TimeOfDayReader& reader) const {
+  const std::size_t time_at = layout_.time_at;
+  return available >= time_at + layout_.length && std::memcmp(p, head_.data(), head_.size()) == 0 &&
+         reader.fits(p + time_at, available - time_at);
+}
+
 bool stamp_run_starts(const LineSink::StampRun& run, std::string_view head) {
   if (run.hit_count == 0 || head.empty()) return false;
   const TriggerScanner::Hit& first = run.hits[0];
@@ -101,8 +118,8 @@ bool stamp_run_starts(const LineSink::StampRun& run, std::string_view head) {
 
 StampRunWalk StampRunWalker::walk(const LineSink::StampRun& run, long long floor, bool check_steps_back) const {
   StampRunWalk walk;
+  if (!walkable_ || run.text.empty()) return walk;
   const std::size_t time_at = layout_.time_at;
-  if (head_.size() != time_at + 1 || layout_.ends_line || run.text.empty()) return walk;
   const char* text = run.text.data();
   const std::size_t size = run.text.size();
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
@@ -123,12 +140,7 @@ StampRunWalk StampRunWalker::walk(const LineSink::StampRun& run, long long floor
     // No line before it is over the limit (the lines between are shorter than the gap).
     if (start - previous_start > run.max_line + 1) break;
     const char* line = text + start;
-    const std::size_t available = size - start;
-    if (one_look_ && available >= kLineStartBytes) {
-      if (!line_start_at(line)) break;
-    } else if (!starts_route_line(line, available, reader)) {
-      break;  // near the text's end, or a template too long: the same checks one by one
-    }
+    if (!starts_route_line(line, size - start, reader)) break;
     const int seconds = seconds_of_day.at(line + time_at);
     if (seconds < 0 || (check_steps_back && seconds < floor)) break;
     // The line before ends before this one starts, and held no other hit: it is taken.
@@ -159,16 +171,10 @@ StampRunWalk StampRunWalker::walk(const LineSink::StampRun& run, long long floor
   return walk;
 }
 
-bool StampRunWalker::starts_route_line(const char* p, std::size_t available, const TimeOfDayReader& reader) const {
-  const std::size_t time_at = layout_.time_at;
-  return available >= time_at + layout_.length && std::memcmp(p, head_.data(), head_.size()) == 0 &&
-         reader.fits(p + time_at, available - time_at);
-}
-
 StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long floor, bool check_steps_back) const {
   StampRunWalk walk;
+  if (!walkable_ || run.text.empty()) return walk;
   const std::size_t time_at = layout_.time_at;
-  if (head_.size() != time_at + 1 || layout_.ends_line || run.text.empty()) return walk;
   const char* text = run.text.data();
   const std::size_t size = run.text.size();
   // The first hit's line is not taken, nor any after it (one before the text: nothing is).
@@ -182,11 +188,7 @@ StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long
   while (start < stop) {
     const char* line = text + start;
     const std::size_t available = size - start;
-    if (one_look_ && available >= kLineStartBytes) {
-      if (!line_start_at(line)) break;
-    } else if (!starts_route_line(line, available, reader)) {
-      break;  // as in walk()
-    }
+    if (!starts_route_line(line, available, reader)) break;
     const int seconds = seconds_of_day.at(line + time_at);
     if (seconds < 0 || (check_steps_back && seconds < floor)) break;
     // Its end, within the length limit (a longer line is cut, which the general path does).
@@ -204,11 +206,6 @@ StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long
   }
   if (walk.lines > 0) walk.last = reader.time_of_day(text + last + time_at);
   return walk;
-}
-
-StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head, const TimeOfDayLayout& layout,
-                            long long floor, bool check_steps_back) {
-  return StampRunWalker(head, layout).walk(run, floor, check_steps_back);
 }
 
 }  // namespace megatriage

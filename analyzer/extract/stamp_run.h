@@ -55,9 +55,10 @@ class StampRunWalker {
   // Whether the `kLineStartBytes` bytes at `p` (all readable) start with the head and then fit
   // the layout; only when `one_look_`.
   bool line_start_at(const char* p) const;
-  // Whether the `available` bytes at `p` start with the head and a stamp the layout reads: the
-  // checks one by one, where line_start_at() cannot look (near the text's end, a long template).
+  // Whether the `available` bytes at `p` start with the head and a stamp the layout reads:
+  // line_start_at() where it can look, else starts_route_line_slowly().
   bool starts_route_line(const char* p, std::size_t available, const TimeOfDayReader& reader) const;
+  bool starts_route_line_slowly(const char* p, std::size_t available, const TimeOfDayReader& reader) const;
 
   static constexpr std::size_t kLineStartBytes = 64;
   std::string head_;
@@ -68,11 +69,7 @@ class StampRunWalker {
   alignas(16) char digits_[kLineStartBytes] = {};  // -1 where any digit fits
   unsigned wanted_[kLineStartBytes / 16] = {};     // per 16 bytes, the template's positions
   bool one_look_ = false;                          // the template fits (and SSE2 is there)
+  bool walkable_;  // the head ends in the stamp's first digit, and the stamp does not end its line
 };
-
-/// One walk without keeping its walker: StampRunWalker(head, layout).walk(run, floor,
-/// check_steps_back).
-StampRunWalk walk_stamp_run(const LineSink::StampRun& run, std::string_view head, const TimeOfDayLayout& layout,
-                            long long floor, bool check_steps_back);
 
 }  // namespace megatriage

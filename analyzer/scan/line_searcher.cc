@@ -129,29 +129,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
       }
       const std::uint64_t line_end = raw.offset + raw.size;
       while (next_hit < hits.size() && hits_base + hits[next_hit].end < raw.offset) ++next_hit;
-      std::size_t in_line = 0;
-      while (next_hit + in_line < hits.size() && hits_base + hits[next_hit + in_line].end < line_end) ++in_line;
-      const TriggerScanner::Hit* line_hits = hits.data() + next_hit;
-      std::size_t line_hit_count = in_line;
-      next_hit += in_line;
-      if (lazy_stamps_ && raw.offset >= stamps_until_) {
-        // Lazy stamps: this line's, looked for here and kept beside its hits (not added to the
-        // hit list, which would move every hit after them).
-        stamp_scratch_.clear();
-        TriggerScanner::find_stamps(std::string_view(raw.data, raw.size),
-                                    static_cast<std::uint32_t>(raw.offset - hits_base), stamp_scratch_);
-        if (!stamp_scratch_.empty()) {
-          merged_.clear();
-          std::merge(line_hits, line_hits + line_hit_count, stamp_scratch_.begin(), stamp_scratch_.end(),
-                     std::back_inserter(merged_),
-                     [](const TriggerScanner::Hit& a, const TriggerScanner::Hit& b) { return a.end < b.end; });
-          line_hits = merged_.data();
-          line_hit_count = merged_.size();
-        }
-        stamps_until_ = std::min(line_end + 1, scanned_end);
-      }
-      for (std::size_t k = 0; k < line_hit_count; ++k) {
-        const TriggerScanner::Hit& h = line_hits[k];
+      auto take = [&](const TriggerScanner::Hit& h) {
         hit = true;
         stamped = stamped || h.literal == TriggerScanner::kStamp;
         if (h.literal != TriggerScanner::kStamp || h.needle) {
@@ -162,13 +140,30 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
           first_stamp = hits_base + h.end;
         // A needle hit without a literal is the failed search's "look at every line".
         may_hold |= h.needle && h.literal == TriggerScanner::kStamp ? 0xff : triggers.watch_bits(h.literal);
-        if (!h.needle) continue;
+        if (!h.needle) return;
         needle = true;
         // The rules that may want this line, from the literal found (a search that could not
         // say which one leaves the rules to look for their needles).
         named = named && h.literal != TriggerScanner::kStamp;
         const std::vector<int>& tags = triggers.needle_tags(h.literal);
         candidates_.insert(candidates_.end(), tags.begin(), tags.end());
+      };
+      if (lazy_stamps_ && raw.offset >= stamps_until_) {
+        // Lazy stamps: this line's stamps were not looked for; found here and taken in order
+        // with its hits (adding them to the hit list would move every hit after them).
+        const std::size_t first = next_hit;
+        while (next_hit < hits.size() && hits_base + hits[next_hit].end < line_end) ++next_hit;
+        stamp_scratch_.clear();
+        TriggerScanner::find_stamps(std::string_view(raw.data, raw.size),
+                                    static_cast<std::uint32_t>(raw.offset - hits_base), stamp_scratch_);
+        merged_.clear();
+        std::merge(hits.begin() + static_cast<long>(first), hits.begin() + static_cast<long>(next_hit),
+                   stamp_scratch_.begin(), stamp_scratch_.end(), std::back_inserter(merged_),
+                   [](const TriggerScanner::Hit& a, const TriggerScanner::Hit& b) { return a.end < b.end; });
+        for (const TriggerScanner::Hit& h : merged_) take(h);
+        stamps_until_ = std::min(line_end + 1, scanned_end);
+      } else {
+        for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) take(hits[next_hit]);
       }
     }
     if (hit || sink.wants_every_line()) {
@@ -249,18 +244,17 @@ void LineSearcher::offer_stamp_run(LineSink& sink, const std::vector<TriggerScan
   // Only a shortcut is left out when that guess is wrong.
   constexpr std::uint32_t kNear = 256;
   auto plain_stamp = [](const TriggerScanner::Hit& h) { return h.literal == TriggerScanner::kStamp && !h.needle; };
-  // Lazy stamps: beyond stamps_until_ the hits hold no stamps, and the sink finds the lines.
-  std::uint64_t offset = 0;
-  const std::string_view ahead = splitter_.plain_ahead(scanned_end, offset);
-  const bool without_stamps = lazy_stamps_ && offset >= stamps_until_;
+  // Lazy stamps: from stamps_until_ on the hits hold no stamps, and the sink finds the lines.
+  const bool without_stamps = lazy_stamps_ && splitter_.next_line_offset() >= stamps_until_;
   if (!without_stamps) {
     if (next_hit >= hits.size() || !plain_stamp(hits[next_hit])) return;
     if (next_hit + 1 < hits.size() && !plain_stamp(hits[next_hit + 1]) &&
         hits[next_hit + 1].end - hits[next_hit].end < kNear)
       return;
   }
+  std::uint64_t offset = 0;
   LineSink::StampRun run;
-  run.text = ahead;
+  run.text = splitter_.plain_ahead(scanned_end, offset);
   run.hits = hits.data() + next_hit;
   run.hit_count = hits.size() - next_hit;
   run.shift = static_cast<std::uint32_t>(offset - hits_base);

@@ -245,7 +245,7 @@ void LineSplitter::take_counted_lines(std::uint64_t end, std::uint64_t lines) {
 }
 
 std::string_view LineSplitter::plain_ahead(std::uint64_t until, std::uint64_t& offset) const {
-  offset = consumed_offset_ + begin_;
+  offset = next_line_offset();
   if (skipping_ || until <= offset) return {};
   const std::size_t stop = static_cast<std::size_t>(
       std::min<std::uint64_t>({until - consumed_offset_, end_, next_nul_, next_cr_}));

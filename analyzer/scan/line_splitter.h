@@ -108,6 +108,8 @@ class LineSplitter {
   std::uint64_t bytes_read() const { return total_bytes_; }
   /// The bytes received but not yet part of a line returned or skipped: a partial last line.
   std::uint64_t unsplit_bytes() const { return end_ - begin_; }
+  /// The stream offset of the next line (the first byte not yet returned or skipped).
+  std::uint64_t next_line_offset() const { return consumed_offset_ + begin_; }
   std::uint64_t lines_read() const { return line_number_; }
 
  private:

@@ -1,4 +1,4 @@
-// walk_stamp_run: which lines after a routed stamp-only line a run takes, found from the trigger
+// StampRunWalker: which lines after a routed stamp-only line a run takes, found from the trigger
 // search's real hits on real-shaped lines (Python logging, c10), and every reason it stops
 // before a line that the full path must see.
 #include "extract/stamp_run.h"
@@ -42,11 +42,13 @@ struct Searched {
   LineSink::StampRun run;
 };
 
-Searched search(const std::string& text, std::size_t max_line) {
+// Without `stamps`, as a region searched with lazy stamps (LineSearcher) is.
+Searched search(const std::string& text, std::size_t max_line, bool stamps = true) {
   DiagnosticSink diags;
   static TriggerScanner scanner({{"ERROR", 7}}, {"Traceback"}, diags, TriggerScanner::Engine::Builtin);
   Searched s;
-  scanner.scan(text, s.hits);
+  scanner.scan(text, s.hits, stamps);
+  s.run.without_stamps = !stamps;
   s.run.text = text;
   s.run.hits = s.hits.data();
   s.run.hit_count = s.hits.size();
@@ -54,12 +56,21 @@ Searched search(const std::string& text, std::size_t max_line) {
   return s;
 }
 
+// `text` walked as a run of the route: by its stamp hits (walk()), or, `by_lines`, searched
+// without stamps as a region with lazy stamps is, from line end to line end (walk_lines()).
 Walked walk(const std::string& text, const Route& route, std::size_t max_line = 1000,
-            long long floor = LLONG_MIN, bool check = true) {
-  const Searched s = search(text, max_line);
-  Walked w{walk_stamp_run(s.run, route.head, route.layout, floor, check), ""};
+            long long floor = LLONG_MIN, bool check = true, bool by_lines = false) {
+  const Searched s = search(text, max_line, !by_lines);
+  if (by_lines) REQUIRE(s.run.hit_count <= 1);  // at most the needle or the anchor: no stamp
+  const StampRunWalker walker(route.head, route.layout);
+  Walked w{by_lines ? walker.walk_lines(s.run, floor, check) : walker.walk(s.run, floor, check), ""};
   w.taken = text.substr(0, w.walk.bytes);
   return w;
+}
+
+Walked walk_lines(const std::string& text, const Route& route, std::size_t max_line = 1000,
+                  long long floor = LLONG_MIN, bool check = true) {
+  return walk(text, route, max_line, floor, check, true);
 }
 
 const std::string kFirst = "2026-11-29 10:01:32,683 - INFO - megatron.training - iteration 1/500000\n";
@@ -177,7 +188,7 @@ TEST_CASE("the cheap look before a walk agrees with the walk's first line") {
     const Searched s = search(text, 1000);
     const LineSink::StampRun& run = s.run;
     const bool starts = stamp_run_starts(run, route.head);
-    CHECK(starts == (walk_stamp_run(run, route.head, route.layout, LLONG_MIN, true).lines == 1));
+    CHECK(starts == (StampRunWalker(route.head, route.layout).walk(run, LLONG_MIN, true).lines == 1));
     CHECK(starts == (text.find("same writer") != std::string::npos));
   }
 }
@@ -250,4 +261,47 @@ TEST_CASE("random runs: the walk takes the lines that a line-by-line reading tak
       }
     }
   }
+}
+
+TEST_CASE("without stamp hits the walk finds line ends itself, counts every line and stops as the other") {
+  const Route route = route_of(kFirst);
+  const std::string three =
+      "2026-11-29 10:01:32,820 - INFO - megatron.core.timers - forward-backward: 1500.39 ms\n"
+      "2026-11-29 10:01:32,957 - INFO - lightning.pytorch.utilities.rank_zero - Epoch 0\n"
+      "2026-11-29 10:01:33,094 - INFO - nemo.collections.llm.gpt.data - Loading batch 85\n";
+  Walked w = walk_lines(three, route);
+  CHECK(w.walk.lines == 3);
+  CHECK(w.taken == three);
+  CHECK(w.walk.last.second == 33);
+  CHECK(w.walk.last.micros == 94000);
+  const std::string before = three.substr(0, three.find('\n') + 1);
+  const std::string stoppers[] = {
+      "2026-11-29 10:01:32,957 - ERROR - nemo.collections.llm.api - training step failed\n",  // the hit's line
+      "Traceback (most recent call last):\n",
+      "  warnings.warn(\n",  // an unstamped line: the other walk takes it between stamped ones, this one stops
+      "2026-11-30 10:01:32,957 - INFO - next day\n",
+      "[rank1]: 2026-11-29 10:01:32,957 - INFO - a prefix\n",
+      "2026-11-29 20:01:32,957 - INFO - the hour's first digit is in the head\n",
+      "2026-11-29 10:01:32.957 - INFO - a point, not a comma\n",
+      "2026-11-29 10:61:32,957 - INFO - minute 61\n",
+      "2026-11-29 10:00:31,000 - INFO - 61 s earlier\n",
+      "2026-11-29 10:01:33,000 - INFO - over the limit of 1000 bytes " + std::string(1000, 'x') + "\n",
+  };
+  for (const std::string& other : stoppers) {
+    CAPTURE(other);
+    w = walk_lines(before + other + three, route);
+    CHECK(w.walk.lines == 1);
+    CHECK(w.taken == before);
+  }
+  w = walk_lines(before + "2026-11-29 10:01:32,957 - INFO - cut by the buffer", route);  // no end in the text
+  CHECK(w.walk.lines == 1);
+  CHECK(w.taken == before);
+  // A second time of day in a message is not a hit here: the line goes with the run (the full
+  // path would take it as a stamp-only line too).
+  w = walk_lines(before + "2026-11-29 10:01:32,957 - INFO - barrier - started at 10:01:30 done\n", route);
+  CHECK(w.walk.lines == 2);
+  // The first line's own hit, and the caller's floor, hold from the first line on.
+  CHECK(walk_lines("2026-11-29 10:01:32,820 - INFO - x - ERROR in a message\n" + before, route).walk.lines == 0);
+  CHECK(walk_lines(before, route, 1000, 10 * 3600 + 2 * 60).walk.lines == 0);
+  CHECK(walk_lines(before + "2026-11-29 10:00:31,000 - INFO - back\n", route, 1000, LLONG_MIN, false).walk.lines == 2);
 }
