@@ -14,6 +14,10 @@ namespace {
 // Thread-local: a one-shot search runs one file from start to end on one thread.
 thread_local std::vector<TriggerScanner::Hit> reused_hits;
 
+// A time-of-day stamp that is nothing else (a needle hit without a literal is reported as a
+// stamp with `needle` set).
+bool is_plain_stamp(const TriggerScanner::Hit& h) { return h.literal == TriggerScanner::kStamp && !h.needle; }
+
 }  // namespace
 
 LineSearcher::LineSearcher(ByteSource& source, DiagnosticSink& diags, std::string display_path,
@@ -93,8 +97,11 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
       // (Lazy stamps: the lines before the next hit may hold stamps not looked for yet.)
       find_stamps_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end, hits, next_hit,
                          hits_base, scanned_end);
-      splitter_.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end);
-      offer_stamp_lines(sink, hits, next_hit, hits_base, scanned_end, uncertain);
+      const bool on_hit_line =
+          splitter_.skip_lines_before(next_hit < hits.size() ? hits_base + hits[next_hit].end : scanned_end);
+      // A line with a trigger that is not a stamp is no stamp line: no look for its end.
+      if (!on_hit_line || next_hit >= hits.size() || is_plain_stamp(hits[next_hit]))
+        offer_stamp_lines(sink, hits, next_hit, hits_base, scanned_end, uncertain);
     }
     if (!splitter_.next_raw(raw)) break;
     // A cut line or one with NULs is always examined in full (its text changes in cleaning),
@@ -148,22 +155,14 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         const std::vector<int>& tags = triggers.needle_tags(h.literal);
         candidates_.insert(candidates_.end(), tags.begin(), tags.end());
       };
+      for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) take(hits[next_hit]);
       if (lazy_stamps_ && raw.offset >= stamps_until_) {
-        // Lazy stamps: this line's stamps were not looked for; found here and taken in order
-        // with its hits (adding them to the hit list would move every hit after them).
-        const std::size_t first = next_hit;
-        while (next_hit < hits.size() && hits_base + hits[next_hit].end < line_end) ++next_hit;
-        stamp_scratch_.clear();
-        TriggerScanner::find_stamps(std::string_view(raw.data, raw.size),
-                                    static_cast<std::uint32_t>(raw.offset - hits_base), stamp_scratch_);
-        merged_.clear();
-        std::merge(hits.begin() + static_cast<long>(first), hits.begin() + static_cast<long>(next_hit),
-                   stamp_scratch_.begin(), stamp_scratch_.end(), std::back_inserter(merged_),
-                   [](const TriggerScanner::Hit& a, const TriggerScanner::Hit& b) { return a.end < b.end; });
-        for (const TriggerScanner::Hit& h : merged_) take(h);
+        // Lazy stamps: this line's stamps were not looked for. Of them, its hits would say only
+        // where the first one is (and that there is one), whatever their order with the others.
+        const std::size_t stamp_end = TriggerScanner::first_stamp_end(std::string_view(raw.data, raw.size));
+        if (stamp_end != TriggerScanner::npos)
+          take({static_cast<std::uint32_t>(raw.offset - hits_base + stamp_end), TriggerScanner::kStamp, false});
         stamps_until_ = std::min(line_end + 1, scanned_end);
-      } else {
-        for (; next_hit < hits.size() && hits_base + hits[next_hit].end < line_end; ++next_hit) take(hits[next_hit]);
       }
     }
     if (hit || sink.wants_every_line()) {
@@ -209,7 +208,7 @@ void LineSearcher::offer_stamp_lines(LineSink& sink, std::vector<TriggerScanner:
     while (h < hits.size() && hits_base + hits[h].end < line.offset) ++h;
     std::size_t k = h;
     for (; k < hits.size() && hits_base + hits[k].end < line_end; ++k)
-      if (hits[k].literal != TriggerScanner::kStamp || hits[k].needle) return;
+      if (!is_plain_stamp(hits[k])) return;
     if (lazy_stamps_ && stamps_until_ <= line.offset) {
       // Lazy stamps: this line's and those of the lines up to the next hit's were not looked
       // for yet; with them, it is looked at again.
@@ -220,9 +219,10 @@ void LineSearcher::offer_stamp_lines(LineSink& sink, std::vector<TriggerScanner:
     if (h == k) {
       // No trigger here: jump to the next line with one, as the general path does.
       const std::uint64_t lines = splitter_.lines_read();
-      splitter_.skip_lines_before(h < hits.size() ? hits_base + hits[h].end : scanned_end);
+      const bool on_hit_line = splitter_.skip_lines_before(h < hits.size() ? hits_base + hits[h].end : scanned_end);
       if (splitter_.lines_read() == lines) return;
       next_hit = h;
+      if (on_hit_line && h < hits.size() && !is_plain_stamp(hits[h])) return;
       continue;
     }
     // A stamp hit ends at the last digit of its `HH:MM:SS`.
@@ -243,12 +243,11 @@ void LineSearcher::offer_stamp_run(LineSink& sink, const std::vector<TriggerScan
   // none (the next line's stamp followed closely by another trigger, most likely in its line).
   // Only a shortcut is left out when that guess is wrong.
   constexpr std::uint32_t kNear = 256;
-  auto plain_stamp = [](const TriggerScanner::Hit& h) { return h.literal == TriggerScanner::kStamp && !h.needle; };
   // Lazy stamps: from stamps_until_ on the hits hold no stamps, and the sink finds the lines.
   const bool without_stamps = lazy_stamps_ && splitter_.next_line_offset() >= stamps_until_;
   if (!without_stamps) {
-    if (next_hit >= hits.size() || !plain_stamp(hits[next_hit])) return;
-    if (next_hit + 1 < hits.size() && !plain_stamp(hits[next_hit + 1]) &&
+    if (next_hit >= hits.size() || !is_plain_stamp(hits[next_hit])) return;
+    if (next_hit + 1 < hits.size() && !is_plain_stamp(hits[next_hit + 1]) &&
         hits[next_hit + 1].end - hits[next_hit].end < kNear)
       return;
   }

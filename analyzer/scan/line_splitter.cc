@@ -58,6 +58,42 @@ bool count_short_lines(const char* p, std::size_t n, std::size_t max_line, std::
   return count_short_lines_scalar(p, n, max_line, count);
 }
 
+// The index of the first NUL or '\r' in [p, p + n), or n: a buffer's bytes are looked at once
+// for both (most logs hold neither), not once for each.
+std::size_t first_nul_or_cr_scalar(const char* p, std::size_t n) {
+  std::size_t i = 0;
+  while (i < n && p[i] != '\0' && p[i] != '\r') ++i;
+  return i;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) std::size_t first_nul_or_cr_avx2(const char* p, std::size_t n) {
+  const __m256i nul = _mm256_setzero_si256(), cr = _mm256_set1_epi8('\r');
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 32));
+    __m256i in_a = _mm256_or_si256(_mm256_cmpeq_epi8(a, nul), _mm256_cmpeq_epi8(a, cr));
+    __m256i in_b = _mm256_or_si256(_mm256_cmpeq_epi8(b, nul), _mm256_cmpeq_epi8(b, cr));
+    __m256i any = _mm256_or_si256(in_a, in_b);
+    if (_mm256_testz_si256(any, any)) continue;
+    const std::uint64_t mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(in_a)) |
+                               static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(in_b)))
+                                   << 32;
+    return i + static_cast<std::size_t>(__builtin_ctzll(mask));
+  }
+  return i + first_nul_or_cr_scalar(p + i, n - i);
+}
+#endif
+
+std::size_t first_nul_or_cr(const char* p, std::size_t n) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return first_nul_or_cr_avx2(p, n);
+#endif
+  return first_nul_or_cr_scalar(p, n);
+}
+
 // The last buffer a splitter on this thread released, for the next file: a fresh 1 MiB
 // allocation per file costs page faults and heap trimming that dominate small files.
 struct SpareBuffer {
@@ -126,6 +162,7 @@ std::string_view LineSplitter::head(std::size_t want) {
 
 bool LineSplitter::refill() {
   if (eof_) return false;
+  peeked_offset_ = static_cast<std::uint64_t>(-1);
   if (begin_ > 0) {
     std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     consumed_offset_ += begin_;
@@ -145,8 +182,21 @@ bool LineSplitter::refill() {
   }
   end_ += n;
   total_bytes_ += n;
-  if (!nul_ahead) find_next_nul(old_end);
-  if (!cr_ahead) find_next_cr(old_end);
+  if (!nul_ahead && !cr_ahead) {
+    // Both looked for in one pass; after the first found, the other by itself.
+    const std::size_t first = old_end + first_nul_or_cr(buffer_.get() + old_end, end_ - old_end);
+    next_nul_ = next_cr_ = end_;
+    if (first < end_ && buffer_[first] == '\0') {
+      next_nul_ = first;
+      find_next_cr(first);
+    } else if (first < end_) {
+      next_cr_ = first;
+      find_next_nul(first);
+    }
+  } else {
+    if (!nul_ahead) find_next_nul(old_end);
+    if (!cr_ahead) find_next_cr(old_end);
+  }
   return true;
 }
 
@@ -223,19 +273,22 @@ std::string_view LineSplitter::lookahead(std::uint64_t& offset) const {
   return std::string_view(buffer_.get() + last_start_, stop - last_start_);
 }
 
-void LineSplitter::skip_lines_before(std::uint64_t target) {
-  if (skipping_ || target <= consumed_offset_ + begin_) return;
-  std::size_t target_index = static_cast<std::size_t>(std::min<std::uint64_t>(target - consumed_offset_, end_));
+bool LineSplitter::skip_lines_before(std::uint64_t target) {
+  if (skipping_ || target <= consumed_offset_ + begin_) return false;
+  // (A target beyond the buffer may lie past lines not read yet.)
+  const bool within = target - consumed_offset_ <= end_;
+  const auto target_index = static_cast<std::size_t>(std::min<std::uint64_t>(target - consumed_offset_, end_));
   const void* nl = ::memrchr(buffer_.get() + begin_, '\n', target_index - begin_);
-  if (nl == nullptr) return;
+  if (nl == nullptr) return within;  // the next line reaches the target already
   std::size_t stop = static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1;
-  if (next_nul_ < stop) return;
+  if (next_nul_ < stop) return false;
   std::uint64_t lines = 0;
-  if (!count_short_lines(buffer_.get() + begin_, stop - begin_, options_.max_line_bytes, lines)) return;
+  if (!count_short_lines(buffer_.get() + begin_, stop - begin_, options_.max_line_bytes, lines)) return false;
   line_number_ += lines;
   begin_ = stop;
   next_nul_ = std::max(next_nul_, begin_);
   if (next_cr_ < begin_) find_next_cr(begin_);
+  return within;
 }
 
 void LineSplitter::take_counted_lines(std::uint64_t end, std::uint64_t lines) {
@@ -259,6 +312,8 @@ bool LineSplitter::peek_plain_line(LineView& line) const {
   const auto* nl = static_cast<const char*>(std::memchr(start, '\n', std::min(pending, options_.max_line_bytes + 1)));
   if (nl == nullptr) return false;
   const auto length = static_cast<std::size_t>(nl - start);
+  peeked_offset_ = consumed_offset_ + begin_;
+  peeked_length_ = length;
   // next_nul_ and next_cr_ are at or after begin_: the line holds neither when both lie beyond it.
   if (length > options_.max_line_bytes || next_nul_ < begin_ + length || next_cr_ < begin_ + length) return false;
   line.text = std::string_view(start, length);
@@ -287,7 +342,8 @@ bool LineSplitter::next_raw(RawLine& line) {
 
     char* start = buffer_.get() + begin_;
     std::size_t pending = end_ - begin_;
-    char* nl = static_cast<char*>(std::memchr(start, '\n', pending));
+    char* nl = peeked_offset_ == consumed_offset_ + begin_ ? start + peeked_length_
+                                                         : static_cast<char*>(std::memchr(start, '\n', pending));
     std::size_t length = nl != nullptr ? static_cast<std::size_t>(nl - start) : pending;
     // A '\r' right before the end may be half of a CRLF: it does not count towards the limit.
     std::size_t content = length - (length > 0 && start[length - 1] == '\r' ? 1 : 0);

@@ -84,8 +84,9 @@ class LineSplitter {
   std::string_view lookahead(std::uint64_t& offset) const;
   /// Skips the buffered complete lines that end before stream offset `target`, counting them,
   /// without looking at them one by one. Skips nothing when one of them holds a NUL or is over
-  /// the length limit (next_raw() then reports it as usual).
-  void skip_lines_before(std::uint64_t target);
+  /// the length limit (next_raw() then reports it as usual). True when the next line then
+  /// holds stream offset `target` (no '\n' lies between its start and `target`).
+  bool skip_lines_before(std::uint64_t target);
   /// Consumes the buffered bytes up to stream offset `end`: `lines` whole lines that the caller
   /// found in plain_ahead()'s text (so none holds a NUL or '\r' or is over the limit) and
   /// counted, which skip_lines_before() would count again.
@@ -140,6 +141,10 @@ class LineSplitter {
   std::uint64_t consumed_offset_ = 0;   // stream offset of buffer_[0]
   bool reported_nul_ = false, reported_long_ = false;
   std::string parked_;                  // park(): the bytes [begin_, end_) while the buffer is away
+  // The line peek_plain_line() last found, by stream offset and length: a caller that then takes
+  // it with next_raw() (its hits make it no stamp line) does not look for its end again.
+  mutable std::uint64_t peeked_offset_ = static_cast<std::uint64_t>(-1);
+  mutable std::size_t peeked_length_ = 0;
 };
 
 /// True when `text` looks like binary data rather than a log (many control bytes / invalid

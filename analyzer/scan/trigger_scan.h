@@ -23,6 +23,7 @@ class RunCache;
 class TriggerScanner {
  public:
   enum class Engine { Best, Builtin };
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
   /// A literal some rule needs in a line, with whatever the caller wants back when it is found
   /// (the rule's index; several needles may share one).
   struct Needle {
@@ -85,6 +86,9 @@ class TriggerScanner {
   /// Appends the time-of-day stamps of `text`, in ascending order, each at its place in `text`
   /// plus `shift`: what scan() adds for them.
   static void find_stamps(std::string_view text, std::uint32_t shift, std::vector<Hit>& hits);
+  /// Where the first of them ends (its last byte), or npos: a line's first stamp is all that
+  /// its hits say of its stamps, and it mostly lies in the line's first bytes.
+  static std::size_t first_stamp_end(std::string_view text);
 
  private:
   // `literals[i]` reports as literal `literal_ids[i]`.

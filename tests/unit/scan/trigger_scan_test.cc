@@ -85,5 +85,37 @@ TEST_CASE("trigger_scan: hits are a naive search's, stamps and escapes included,
   }
 }
 
+TEST_CASE("trigger_scan: find_stamps() and first_stamp_end() find a naive search's stamps, at every length") {
+  // One line's stamps (lazy stamps) are found without a one-byte literal, and the last bytes of
+  // a text by a block that overlaps those before it: a stamp there must be found once.
+  std::mt19937 rng(23);
+  const std::vector<std::string> pieces = {"10:00:00", "1:2:3", "::", "9", "x", " ", "12:34:5", "23:59:59,123"};
+  for (std::size_t length = 0; length < 300; ++length) {
+    for (int variant = 0; variant < 4; ++variant) {
+      std::string text;
+      while (text.size() < length) text += pieces[rng() % pieces.size()];
+      text.resize(length);
+      if (variant == 3 && length >= 8) text.replace(length - 8, 8, "01:02:03");  // a stamp that ends the text
+      Hits expected;
+      for (const auto& [end, literal, needle] : naive(text, {}, {}, {}))
+        expected.emplace_back(end + 1000, literal, needle);
+      std::vector<TriggerScanner::Hit> hits = {{7, 3, true}};  // found before: kept as it is
+      TriggerScanner::find_stamps(text, 1000, hits);
+      REQUIRE(!hits.empty());
+      CHECK(hits.front().end == 7);
+      Hits found;
+      for (std::size_t i = 1; i < hits.size(); ++i) found.emplace_back(hits[i].end, hits[i].literal, hits[i].needle);
+      CAPTURE(length);
+      CAPTURE(text);
+      CHECK(found == expected);
+      const std::size_t first = TriggerScanner::first_stamp_end(text);
+      if (expected.empty())
+        CHECK(first == TriggerScanner::npos);
+      else
+        CHECK(first + 1000 == std::get<0>(expected.front()));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace megatriage
