@@ -497,8 +497,15 @@ class FileAnalyzer : public LineSink {
                                 ? year_seconds(*stream.last_stamp) - 60 - year_seconds(day)
                                 : std::numeric_limits<long long>::min();
     if (!stamp_run_walker_ || !stamp_run_walker_->same_route(head, layout)) stamp_run_walker_.emplace(head, layout);
-    const StampRunWalk walk = run.without_stamps ? stamp_run_walker_->walk_lines(run, floor, !reported_backwards_)
-                                                 : stamp_run_walker_->walk(run, floor, !reported_backwards_);
+    // Lines with a fact's anchor on the route are taken too where on_routed_line() would take
+    // them (not a route of NCCL's head, and not where every line may hold a structure).
+    RunAnchors anchors(*this, *route, run);
+    const bool with_anchors =
+        run.triggers != nullptr && !route->nccl_host && (run.may_hold & (kWatchEscape | kWatchStructure)) == 0;
+    const StampRunWalk walk =
+        run.without_stamps
+            ? stamp_run_walker_->walk_lines(run, floor, !reported_backwards_, with_anchors ? &anchors : nullptr)
+            : stamp_run_walker_->walk(run, floor, !reported_backwards_);
     if (walk.lines > 0) {
       CivilTime last = day;
       last.hour = walk.last.hour;
@@ -514,9 +521,47 @@ class FileAnalyzer : public LineSink {
       stream.last_stamp = last;
     }
     // A walk by stamp hits takes one hit a stamped line; one by line ends counted every line.
-    if (run.without_stamps) return {walk.bytes, 0, walk.lines};
+    if (run.without_stamps) return {walk.bytes, walk.hits, walk.lines};
     return {walk.bytes, walk.lines, 0};
   }
+
+  // A run's line of its route whose triggers are all facts' anchors (no needle): what on_line()
+  // and on_routed_line() would do with it, its stamp left to the run (StampRunWalker).
+  AnchorLines::Verdict take_anchor_line(const StampRoute<StreamState>& route, const StampRun& run,
+                                        std::string_view line, std::uint64_t number, const TriggerScanner::Hit* first,
+                                        const TriggerScanner::Hit* last) {
+    std::uint8_t may_hold = run.may_hold;
+    bool anchor = false;
+    for (const TriggerScanner::Hit* h = first; h != last; ++h) {
+      // A needle's rules, or a search that could not say what it found: the full path.
+      if (h->needle || h->literal == TriggerScanner::kStamp) return AnchorLines::Verdict::Stop;
+      may_hold |= run.triggers->watch_bits(h->literal);
+      anchor = anchor || run.triggers->may_be_anchor(h->literal);
+    }
+    if ((may_hold & (kWatchEscape | kWatchStructure)) != 0) return AnchorLines::Verdict::Stop;
+    StreamState& stream = *route.stream;
+    stream.last_line = number;
+    if (!anchor) return AnchorLines::Verdict::Take;
+    stream.config.feed(line.substr(route.body_at), number, stream.rank >= 0 ? stream.rank : file_.hint.rank, facts_,
+                       (may_hold & kWatchGpu) != 0);
+    update_busy(stream);  // an arguments dump may start here: its lines are not a run's
+    return open_structures_ != 0 ? AnchorLines::Verdict::TakeLast : AnchorLines::Verdict::Take;
+  }
+
+  class RunAnchors final : public AnchorLines {
+   public:
+    RunAnchors(FileAnalyzer& analyzer, const StampRoute<StreamState>& route, const StampRun& run)
+        : analyzer_(analyzer), route_(route), run_(run) {}
+    Verdict on_anchor_line(std::string_view line, std::uint64_t number, const TriggerScanner::Hit* first,
+                           const TriggerScanner::Hit* last) override {
+      return analyzer_.take_anchor_line(route_, run_, line, number, first, last);
+    }
+
+   private:
+    FileAnalyzer& analyzer_;
+    const StampRoute<StreamState>& route_;
+    const StampRun& run_;
+  };
 
   // The shortcut of a quiet line with a needle or a fact's anchor: routed by its head like a
   // stamp-only line, its body given to the rules (or found in UnmatchedLines) and to the

@@ -171,15 +171,20 @@ StampRunWalk StampRunWalker::walk(const LineSink::StampRun& run, long long floor
   return walk;
 }
 
-StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long floor, bool check_steps_back) const {
+StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long floor, bool check_steps_back,
+                                        AnchorLines* anchors) const {
   StampRunWalk walk;
   if (!walkable_ || run.text.empty()) return walk;
   const std::size_t time_at = layout_.time_at;
   const char* text = run.text.data();
   const std::size_t size = run.text.size();
-  // The first hit's line is not taken, nor any after it (one before the text: nothing is).
+  // The next hit's line is taken only as an anchor line (one before the text: nothing is).
   if (run.hit_count > 0 && run.hits[0].end < run.shift) return walk;
-  const std::size_t stop = run.hit_count > 0 ? std::min<std::size_t>(run.hits[0].end - run.shift, size) : size;
+  std::size_t next_hit = 0;
+  auto stop_at = [&] {
+    return next_hit < run.hit_count ? std::min<std::size_t>(run.hits[next_hit].end - run.shift, size) : size;
+  };
+  std::size_t stop = stop_at();
   const TimeOfDayReader reader(layout_);
   SecondsOfDay seconds_of_day;
   std::size_t start = 0, last = 0;
@@ -197,12 +202,28 @@ StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long
     const auto* nl = static_cast<const char*>(std::memchr(line + stamp_end, '\n', look - stamp_end));
     if (nl == nullptr) break;
     const auto end = static_cast<std::size_t>(nl - text);
-    if (end >= stop) break;  // the line holds the hit
+    bool last_line = false;
+    if (end >= stop) {
+      // The line holds the next hit, and maybe more: an anchor line, if the caller takes it.
+      if (anchors == nullptr) break;
+      std::size_t after = next_hit;
+      while (after < run.hit_count && run.hits[after].end - run.shift < end) ++after;
+      if (after == next_hit) break;  // a hit on the '\n' itself: no literal ends so
+      const AnchorLines::Verdict verdict =
+          anchors->on_anchor_line(std::string_view(line, end - start), run.first_line + walk.lines,
+                                  run.hits + next_hit, run.hits + after);
+      if (verdict == AnchorLines::Verdict::Stop) break;
+      last_line = verdict == AnchorLines::Verdict::TakeLast;
+      walk.hits += after - next_hit;
+      next_hit = after;
+      stop = stop_at();
+    }
     ++walk.lines;
     last = start;
     start = end + 1;
     walk.bytes = start;
     floor = seconds - 60;
+    if (last_line) break;
   }
   if (walk.lines > 0) walk.last = reader.time_of_day(text + last + time_at);
   return walk;

@@ -20,7 +20,27 @@ namespace megatriage {
 struct StampRunWalk {
   std::size_t bytes = 0;  // whole lines from the run's start: those taken and the unstamped ones before them
   std::size_t lines = 0;  // stamped lines taken (one hit each)
+  std::size_t hits = 0;   // walk_lines(): the hits in the lines taken (those of the anchor lines)
   TimeOfDay last;         // the last one's time of day (when lines > 0)
+};
+
+/// What a walk without stamps asks of the one who walks it about a line of the route that holds
+/// triggers (`first` to `last`, the run's hits in it): in a log stamped on every line the
+/// lines with a fact's anchor (iteration lines) come every few lines, and sending each back to
+/// the searcher's full path cost more than all the lines of the run together.
+class AnchorLines {
+ public:
+  enum class Verdict {
+    Stop,      // not taken: the walk stops before it
+    Take,      // taken (its stamp counts as a stamp-only line's), and the walk goes on
+    TakeLast,  // taken, and the walk stops after it
+  };
+  /// `line` without its '\n'; `number` its line number.
+  virtual Verdict on_anchor_line(std::string_view line, std::uint64_t number, const TriggerScanner::Hit* first,
+                                 const TriggerScanner::Hit* last) = 0;
+
+ protected:
+  ~AnchorLines() = default;
 };
 
 /// Whether `run` starts with a line of a route with `head`: its first hit is a stamp where the
@@ -48,8 +68,11 @@ class StampRunWalker {
   /// The same for a run whose hits hold no stamps (`run.without_stamps`): the lines are found
   /// from line end to line end, each must start with the head and a stamp the layout reads,
   /// and the walk stops before the line of the first hit. Every line taken is a stamped line
-  /// (`lines` counts them all, so the bytes taken hold exactly that many).
-  StampRunWalk walk_lines(const LineSink::StampRun& run, long long floor, bool check_steps_back) const;
+  /// (`lines` counts them all, so the bytes taken hold exactly that many). With `anchors`, a line
+  /// of the route that holds hits is offered to it (as the `walk.lines`-th line from
+  /// `run.first_line`), and the walk goes on past it when it takes it.
+  StampRunWalk walk_lines(const LineSink::StampRun& run, long long floor, bool check_steps_back,
+                          AnchorLines* anchors = nullptr) const;
 
  private:
   // Whether the `kLineStartBytes` bytes at `p` (all readable) start with the head and then fit

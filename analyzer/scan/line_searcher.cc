@@ -260,6 +260,8 @@ void LineSearcher::offer_stamp_run(LineSink& sink, const std::vector<TriggerScan
   run.max_line = max_line_;
   run.may_hold = may_hold;
   run.without_stamps = without_stamps;
+  run.triggers = triggers_;
+  run.first_line = splitter_.lines_read() + 1;
   const LineSink::RunTaken taken = sink.on_stamp_run(run);
   if (taken.bytes == 0) return;
   if (taken.lines > 0)

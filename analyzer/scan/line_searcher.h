@@ -78,6 +78,10 @@ class LineSink {
     /// the lines itself, from line end to line end, up to the line of the first hit, which is
     /// not a stamp-only line.
     bool without_stamps = false;
+    /// The search that found `hits` (what their literals are), and the number of the text's
+    /// first line.
+    const TriggerScanner* triggers = nullptr;
+    std::uint64_t first_line = 0;
   };
   struct RunTaken {
     std::size_t bytes = 0, hits = 0;

@@ -305,3 +305,79 @@ TEST_CASE("without stamp hits the walk finds line ends itself, counts every line
   CHECK(walk_lines(before, route, 1000, 10 * 3600 + 2 * 60).walk.lines == 0);
   CHECK(walk_lines(before + "2026-11-29 10:00:31,000 - INFO - back\n", route, 1000, LLONG_MIN, false).walk.lines == 2);
 }
+
+namespace {
+
+// An AnchorLines that answers from a script and notes what it was offered.
+struct ScriptedAnchors final : AnchorLines {
+  std::vector<Verdict> verdicts;  // in the order of the lines offered
+  struct Offer {
+    std::string line;
+    std::uint64_t number;
+    std::size_t hits;
+  };
+  std::vector<Offer> offers;
+  Verdict on_anchor_line(std::string_view line, std::uint64_t number, const TriggerScanner::Hit* first,
+                         const TriggerScanner::Hit* last) override {
+    offers.push_back({std::string(line), number, static_cast<std::size_t>(last - first)});
+    return offers.size() <= verdicts.size() ? verdicts[offers.size() - 1] : Verdict::Stop;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a walk without stamp hits offers its route's lines with hits, and goes past those taken") {
+  const Route route = route_of(kFirst);
+  const std::string plain = "2026-11-29 10:01:32,820 - INFO - megatron.core.timers - forward-backward: 1500.39 ms\n";
+  const std::string anchor = "2026-11-29 10:01:32,957 - INFO - x - Traceback quoted, twice: Traceback\n";
+  const std::string needle = "2026-11-29 10:01:33,094 - ERROR - nemo - failed\n";
+  const std::string text = plain + anchor + plain + needle + plain;
+  Searched s = search(text, 1000, false);
+  REQUIRE(s.run.hit_count == 3);  // two anchors on one line, one needle
+  s.run.first_line = 41;
+  const StampRunWalker walker(route.head, route.layout);
+  using Verdict = AnchorLines::Verdict;
+
+  SUBCASE("taken lines and their hits count; the walk stops before a line declined") {
+    ScriptedAnchors anchors;
+    anchors.verdicts = {Verdict::Take, Verdict::Stop};
+    const StampRunWalk walk = walker.walk_lines(s.run, LLONG_MIN, true, &anchors);
+    REQUIRE(anchors.offers.size() == 2);
+    CHECK(anchors.offers[0].line + "\n" == anchor);  // without its '\n'
+    CHECK(anchors.offers[0].number == 42);
+    CHECK(anchors.offers[0].hits == 2);
+    CHECK(anchors.offers[1].line + "\n" == needle);
+    CHECK(anchors.offers[1].number == 44);
+    CHECK(walk.lines == 3);
+    CHECK(walk.hits == 2);
+    CHECK(walk.bytes == (plain + anchor + plain).size());
+  }
+  SUBCASE("the walk stops after a line taken as the last") {
+    ScriptedAnchors anchors;
+    anchors.verdicts = {Verdict::TakeLast};
+    const StampRunWalk walk = walker.walk_lines(s.run, LLONG_MIN, true, &anchors);
+    CHECK(anchors.offers.size() == 1);
+    CHECK(walk.lines == 2);
+    CHECK(walk.hits == 2);
+    CHECK(walk.bytes == (plain + anchor).size());
+    CHECK(walk.last.micros == 957000);  // the anchor line's stamp is the run's last
+  }
+  SUBCASE("every line taken: the walk ends with the text") {
+    ScriptedAnchors anchors;
+    anchors.verdicts = {Verdict::Take, Verdict::Take};
+    const StampRunWalk walk = walker.walk_lines(s.run, LLONG_MIN, true, &anchors);
+    CHECK(walk.lines == 5);
+    CHECK(walk.hits == 3);
+    CHECK(walk.bytes == text.size());
+  }
+  SUBCASE("a line with hits that is not the route's is not offered") {
+    ScriptedAnchors anchors;
+    anchors.verdicts = {Verdict::Take};
+    const std::string other = "[rank1]: 2026-11-29 10:01:32,957 - INFO - Traceback\n";
+    const std::string other_text = plain + other + plain;  // the run's text views it
+    Searched t = search(other_text, 1000, false);
+    const StampRunWalk walk = walker.walk_lines(t.run, LLONG_MIN, true, &anchors);
+    CHECK(anchors.offers.empty());
+    CHECK(walk.lines == 1);
+  }
+}

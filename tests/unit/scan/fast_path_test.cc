@@ -433,6 +433,17 @@ TEST_CASE("fast path: lazy stamps on a long log stamped on every line give what 
         text += stamp(0) + " - ERROR - nccl - node3:1:1 [3] NCCL WARN Call to ibv_reg_mr failed, try " +
                 std::to_string(i) + "\n";
       if (k == 4 && i % 83 == 9) text += "[rank1]:" + stamp(0) + " - INFO - another writer\n";
+      // Lines with a fact's anchor on the route, which a run takes itself: a GPU line, a
+      // trainer's progress dict, and once an arguments dump (its first line ends the run).
+      if (k == 4 && i % 61 == 3) text += stamp(1) + " - INFO - nemo.utils - GPU 0: NVIDIA H100 80GB HBM3\n";
+      if (k == 2 && i % 59 == 4)
+        text += stamp(2) + " - INFO - transformers.trainer - {'loss': 1.25, 'grad_norm': 0.5, 'epoch': " +
+                std::to_string(i) + ".5}\n";
+      if (k == 5 && i == 1700) {
+        text += stamp(3) + " - INFO - ------------------------ arguments ------------------------\n";
+        text += stamp(4) + " - INFO -   micro_batch_size ................................ 2\n";
+        text += stamp(5) + " - INFO - -------------------- end of arguments ---------------------\n";
+      }
     }
     if (i == 1500) {
       text += "Traceback (most recent call last):\n"
@@ -470,4 +481,6 @@ TEST_CASE("fast path: lazy stamps on a long log stamped on every line give what 
   CHECK(got.find("OutOfMemoryError") != std::string::npos);
   CHECK(got.find("diag split.nul-bytes") != std::string::npos);
   CHECK(got.find("ibv_reg_mr failed, try 2192") != std::string::npos);  // the last such line's event
+  CHECK(got.find("fact gpu_model=H100") != std::string::npos);
+  CHECK(got.find("fact logged_progress=2187.5") != std::string::npos);  // the last dict's epoch
 }
