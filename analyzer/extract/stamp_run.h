@@ -5,7 +5,9 @@
 // stream needs of them is how many there were and the last stamp. This walk finds them from
 // the trigger search's hits alone: a stamp hit sits `head + HH:MM:SS` after its line's start,
 // so the byte before that start must be a '\n' and the head must be there; no search for line
-// ends, no call per line.
+// ends, no call per line. Where the search left stamps out (lazy stamps), the walk goes from
+// line end to line end instead, and a line of the route with a fact's anchor is handed to the
+// caller (AnchorLines) rather than ending the run.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +21,7 @@ namespace megatriage {
 
 struct StampRunWalk {
   std::size_t bytes = 0;  // whole lines from the run's start: those taken and the unstamped ones before them
-  std::size_t lines = 0;  // stamped lines taken (one hit each)
+  std::size_t lines = 0;  // stamped lines taken (walk(): one hit each; walk_lines(): anchor lines too)
   std::size_t hits = 0;   // walk_lines(): the hits in the lines taken (those of the anchor lines)
   TimeOfDay last;         // the last one's time of day (when lines > 0)
 };

@@ -64,9 +64,10 @@ class LineSink {
   /// by the text's end), without NUL or '\r', and `run.hits` their triggers (ascending; a hit's
   /// place in the text is `end - shift`). The sink may take the lines from the text's start on
   /// that on_stamp_line() would have taken one by one, with the lines without a hit between
-  /// them, but none longer than `max_line` (the splitter's limit) nor one that goes past the
-  /// text; it returns how many bytes (whole lines) and hits it took. Lets a sink go through a
-  /// run of one writer's lines without a call per line. The default takes none.
+  /// them (and, in a run without stamps, lines whose hits it can handle as on_line() would),
+  /// but none longer than `max_line` (the splitter's limit) nor one that goes past the text; it
+  /// returns how many bytes (whole lines) and hits it took. Lets a sink go through a run of one
+  /// writer's lines without a call per line. The default takes none.
   struct StampRun {
     std::string_view text;
     const TriggerScanner::Hit* hits = nullptr;
