@@ -139,6 +139,7 @@ class FileAnalyzer : public LineSink {
     search.triggers = options_.triggers;
     search.chunked = chunked_;
     search.lazy_stamps = options_.lazy_stamps;
+    search.lazy_after_lines = options_.lazy_after_lines;
     search.lazy_regions = options_.lazy_regions;
     LineSearcher searcher(source, diags_, file_.display_path, search);
     switch (searcher.start()) {

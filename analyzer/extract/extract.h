@@ -45,6 +45,7 @@ struct AnalyzeOptions {
   std::atomic<std::uint64_t>* bytes_done = nullptr;
   // SearchOptions' lazy stamps (same report either way) and their count of regions (tests).
   bool lazy_stamps = true;
+  std::uint64_t lazy_after_lines = 64;
   std::uint64_t* lazy_regions = nullptr;
 };
 

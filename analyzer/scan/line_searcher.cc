@@ -31,6 +31,7 @@ LineSearcher::LineSearcher(ByteSource& source, DiagnosticSink& diags, std::strin
       hits_(options.follow ? own_hits_ : reused_hits) {
   follow_ = options.follow;
   lazy_allowed_ = options.lazy_stamps;
+  lazy_after_lines_ = std::max<std::uint64_t>(options.lazy_after_lines, 1);
   lazy_regions_ = options.lazy_regions;
   if (follow_) splitter_.follow();
   hits_.clear();
@@ -118,10 +119,11 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         hits.clear();
         next_hit = 0;
         std::string_view region = splitter_.lookahead(hits_base);
-        // Lazy stamps where three lines in four of the last region (of 64 lines or more) were
-        // taken as runs; not for a followed file (its regions are a few lines each).
+        // Lazy stamps where three lines in four of the last region (of `lazy_after_lines`, by
+        // default 64, or more) were taken as runs; not for a followed file (its regions are a
+        // few lines each).
         const std::uint64_t lines = splitter_.lines_read() - region_lines_;
-        bool lazy = lazy_allowed_ && !follow_ && lines >= 64 && 4 * region_run_lines_ >= 3 * lines;
+        bool lazy = lazy_allowed_ && !follow_ && lines >= lazy_after_lines_ && 4 * region_run_lines_ >= 3 * lines;
         region_lines_ = splitter_.lines_read();
         region_run_lines_ = 0;
         if (chunked_ != nullptr && chunked_->hits_in(hits_base, region.size(), hits))

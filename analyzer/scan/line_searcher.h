@@ -127,6 +127,9 @@ struct SearchOptions {
   /// Lazy stamps (see LineSearcher): off, every region is searched for stamps up front. The
   /// report is the same either way.
   bool lazy_stamps = true;
+  /// The fewest lines a region must have had for the next one to be searched lazily: below
+  /// that, one region says too little of the next. Tests with tiny buffers lower it.
+  std::uint64_t lazy_after_lines = 64;
   /// Counts the regions searched without stamps, when set (tests).
   std::uint64_t* lazy_regions = nullptr;
 };
@@ -202,6 +205,7 @@ class LineSearcher {
   // that are not taken as runs are found when the search gets to them: `stamps_until_` (a
   // stream offset) is where the hits stop being complete.
   bool lazy_allowed_ = true;
+  std::uint64_t lazy_after_lines_ = 64;
   std::uint64_t* lazy_regions_ = nullptr;
   bool lazy_stamps_ = false;
   std::uint64_t stamps_until_ = 0;

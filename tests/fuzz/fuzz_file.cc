@@ -67,6 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.traceback.max_frames = (mode >> 4) % 20;  // includes 0 and values below the head
     options.traceback.max_message_lines = 2;
     options.traceback.max_text_bytes = 16;
+    // Regions of a few lines may be searched lazily too (lazy stamps, anchor lines in runs).
+    options.lazy_after_lines = 2;
   }
   DiagnosticSink diags;
   auto source = memory_source(bytes, file.compression, file.display_path, diags, options.read);

@@ -474,6 +474,22 @@ TEST_CASE("fast path: lazy stamps on a long log stamped on every line give what 
       }
     }
   }
+  // Regions of a few lines each, searched lazily after a region of two lines or more: run and
+  // region edges fall on every kind of line.
+  for (auto engine : kEngines) {
+    AnalyzeOptions every_line;
+    every_line.split.max_line_bytes = 300;
+    const std::string expected = analyze(text, every_line);
+    AnalyzeOptions fast = every_line;
+    fast.split.buffer_bytes = 1024;
+    fast.lazy_after_lines = 2;
+    fast.triggers = &repo_triggers(engine);
+    std::uint64_t lazy_regions = 0;
+    fast.lazy_regions = &lazy_regions;
+    INFO("small regions, " << fast.triggers->engine_name());
+    CHECK(analyze(text, fast) == expected);
+    CHECK(lazy_regions > text.size() / 1024 / 2);
+  }
   // The log does exercise what the runs must leave to the full path.
   const std::string got = analyze_fast(text);
   INFO(got);
