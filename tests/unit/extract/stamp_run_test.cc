@@ -74,15 +74,17 @@ Walked walk_lines(const std::string& text, const Route& route, std::size_t max_l
 }
 
 const std::string kFirst = "2026-11-29 10:01:32,683 - INFO - megatron.training - iteration 1/500000\n";
+// Three stamp-only lines of kFirst's writer, one after the other.
+const std::string kThree =
+    "2026-11-29 10:01:32,820 - INFO - megatron.core.timers - forward-backward: 1500.39 ms\n"
+    "2026-11-29 10:01:32,957 - INFO - lightning.pytorch.utilities.rank_zero - Epoch 0\n"
+    "2026-11-29 10:01:33,094 - INFO - nemo.collections.llm.gpt.data - Loading batch 85\n";
 
 }  // namespace
 
 TEST_CASE("a writer's stamp-only lines are taken whole, with the last one's time") {
   const Route route = route_of(kFirst);
-  const std::string text =
-      "2026-11-29 10:01:32,820 - INFO - megatron.core.timers - forward-backward: 1500.39 ms\n"
-      "2026-11-29 10:01:32,957 - INFO - lightning.pytorch.utilities.rank_zero - Epoch 0\n"
-      "2026-11-29 10:01:33,094 - INFO - nemo.collections.llm.gpt.data - Loading batch 85\n";
+  const std::string& text = kThree;
   const Walked w = walk(text, route);
   CHECK(w.walk.lines == 3);
   CHECK(w.taken == text);
@@ -265,10 +267,7 @@ TEST_CASE("random runs: the walk takes the lines that a line-by-line reading tak
 
 TEST_CASE("without stamp hits the walk finds line ends itself, counts every line and stops as the other") {
   const Route route = route_of(kFirst);
-  const std::string three =
-      "2026-11-29 10:01:32,820 - INFO - megatron.core.timers - forward-backward: 1500.39 ms\n"
-      "2026-11-29 10:01:32,957 - INFO - lightning.pytorch.utilities.rank_zero - Epoch 0\n"
-      "2026-11-29 10:01:33,094 - INFO - nemo.collections.llm.gpt.data - Loading batch 85\n";
+  const std::string& three = kThree;
   Walked w = walk_lines(three, route);
   CHECK(w.walk.lines == 3);
   CHECK(w.taken == three);
