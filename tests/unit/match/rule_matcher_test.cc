@@ -58,6 +58,10 @@ const char* const kNoiseLines[] = {
     "using world size: 16, data-parallel size: 2, context-parallel size: 1, hierarchical context-parallel sizes: None, tensor-model-parallel size: 4, pipeline-model-parallel size: 2",
     "> initializing torch distributed ...",
     "WARNING:megatron.core.rerun_state_machine:RerunStateMachine initialized in mode RerunMode.VALIDATE_RESULTS",
+    // c10 INFO and WARNING lines of every rank (an error rule needs the `[E` of their head).
+    "[rank3]:[W501 12:00:03.123456789 ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank 3]  using GPU 3 to perform barrier as devices used by this process are currently unknown.",
+    "[rank5]:[W1129 10:00:00.015838 ProcessGroupNCCL.cpp:4718] Warning: TORCH_NCCL_AVOID_RECORD_STREAMS is the default now, this environment variable is thus deprecated. (function operator())",
+    "[rank126]:[I1129 10:01:34.634906 ProcessGroupNCCL.cpp:1985] [PG ID 1 PG GUID 4 Rank 126] ProcessGroupNCCL broadcast unique ID through store took 0.432 ms",
     "Traceback (most recent call last):",
     "  File \"/ws/megatron/training/training.py\", line 1710, in pretrain",
     "",
@@ -502,7 +506,7 @@ TEST_CASE("rule_matcher: repository rules: matches and captures equal an unancho
 TEST_CASE("rule_matcher: repository rules: ordinary lines do not pass the prefilter") {
   DiagnosticSink d;
   RuleMatcher m(repository_rules(), d);
-  for (const char* line : kNoiseLines) {
+  for (const std::string line : kNoiseLines) {
     CAPTURE(line);
     CHECK_FALSE(m.line_candidate(line));
     CHECK(m.match(line, AppliesTo::Line).empty());
