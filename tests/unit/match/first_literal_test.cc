@@ -24,7 +24,7 @@ std::size_t naive(std::string_view text, const std::vector<std::string>& literal
 
 TEST_CASE("first_literal: the first of the literals, as a find() per literal gives it") {
   const std::vector<std::vector<std::string>> sets = {
-      {"[E", "[F"},                       // a rule's `(?:^|\[)[EF]`: one first byte, two seconds
+      {"[E", "[F"},                       // c10's error heads `[E`/`[F`: one first byte, two seconds
       {"[E12", "[EX", "ab"},               // shared starts, literals longer than their pair
       {"ab", "cd", "ef", "gh"},            // four pairs: the most the filter takes
       {"ab", "cd", "ef", "gh", "ij"},      // five: one find() each

@@ -313,7 +313,7 @@ TEST_CASE("rule_matcher: required literal prefix of a regex") {
   }
 }
 
-// A `^` branch (c10's `(?:^|\[)[EF]...`): the literals and starts it claims must hold for RE2
+// A `^` branch (as c10's error rule began until its needles became `[E`/`[F`): the literals and starts it claims must hold for RE2
 // on every text: no match starts before the first literal, unless the text starts with one of
 // `at_start`.
 TEST_CASE("rule_matcher: leading literals of a group with a start-of-text branch") {
@@ -506,7 +506,7 @@ TEST_CASE("rule_matcher: repository rules: matches and captures equal an unancho
 TEST_CASE("rule_matcher: repository rules: ordinary lines do not pass the prefilter") {
   DiagnosticSink d;
   RuleMatcher m(repository_rules(), d);
-  for (const std::string line : kNoiseLines) {
+  for (const std::string line : kNoiseLines) {  // (a string: CAPTURE prints its text)
     CAPTURE(line);
     CHECK_FALSE(m.line_candidate(line));
     CHECK(m.match(line, AppliesTo::Line).empty());
