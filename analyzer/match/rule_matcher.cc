@@ -245,6 +245,13 @@ LeadingLiterals leading_literals(std::string_view regex) {
       return out;
     }
     if (prefix.empty()) return out;
+    // `\[[EF]`: a small class right after the run lengthens it, one literal per member (the
+    // `[` of every c10 head is no reason to try a line).
+    const std::vector<std::string> next = mandatory_continuation(regex, i);
+    if (next.size() > 1) {
+      for (const std::string& n : next) out.literals.push_back(prefix + n);
+      return out;  // not `whole`: a class is no tail that matches anything
+    }
     out.literals.push_back(std::move(prefix));
   }
   out.whole = nullable_tail(regex, i);

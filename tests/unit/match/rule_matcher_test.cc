@@ -313,9 +313,9 @@ TEST_CASE("rule_matcher: required literal prefix of a regex") {
   }
 }
 
-// A `^` branch (as c10's error rule began until its needles became `[E`/`[F`): the literals and starts it claims must hold for RE2
-// on every text: no match starts before the first literal, unless the text starts with one of
-// `at_start`.
+// A `^` branch (c10's error rule began so until its needles became `[E`/`[F`): the literals
+// and starts it claims must hold for RE2 on every text: no match starts before the first
+// literal, unless the text starts with one of `at_start`.
 TEST_CASE("rule_matcher: leading literals of a group with a start-of-text branch") {
   struct Case {
     const char* regex;
@@ -376,6 +376,9 @@ TEST_CASE("rule_matcher: leading literals of a regex, and whether finding one is
       {"abc(?P<a>.*)(?P<b>.*)", {"abc"}, false},  // nullable, but not a form this reads
       {"abc(?i).*", {"abc"}, false},
       {"abc*", {"ab"}, false},               // the `*` is for `c`
+      {R"(\[[EF][0-9]* x\.cpp:)", {"[E", "[F"}, false},  // a small class after the run
+      {"ab[cd]?e", {"ab"}, false},           // a quantified class: only the run
+      {"ab[c-e]x", {"ab"}, false},           // a range: only the run
       {"a*", {}, false},
       {R"((?:Timeout at NCCL work|detected by watchdog at work): (?P<work>[0-9]+))",
        {"Timeout at NCCL work", "detected by watchdog at work"}, false},
