@@ -131,17 +131,28 @@ void read_nccl_header(std::string_view s, LinePrefix& p) {
   p.nccl_device = dev;
 }
 
-}  // namespace
-
-LinePrefix parse_prefix(std::string_view line) {
-  LinePrefix p;
-  std::string_view s = line;
+// The launcher's prefixes, outermost first: what parse_prefix() and prefix_body() share.
+void peel_launcher_prefixes(std::string_view& s, LinePrefix& p) {
   if (!s.empty() && (s[0] == ' ' || s[0] == 'P' || is_digit(s[0]))) peel_srun_label(s, p.srun_task);
   if (!s.empty() && s[0] == '[') {
     if (!peel_rank(s, p.rank)) {
       if (peel_tee(s, p.tee_role, p.tee_local_rank)) peel_rank(s, p.rank);
     }
   }
+}
+
+}  // namespace
+
+std::string_view prefix_body(std::string_view line) {
+  LinePrefix p;
+  peel_launcher_prefixes(line, p);
+  return line;
+}
+
+LinePrefix parse_prefix(std::string_view line) {
+  LinePrefix p;
+  std::string_view s = line;
+  peel_launcher_prefixes(s, p);
   p.body = s;
   // Host names start with a letter or digit; `[` covers the NCCL >= 2.26 timestamp. Anything
   // else (spaces, quotes, `>`) cannot be an NCCL header, so skip the scan.

@@ -27,6 +27,10 @@ struct LinePrefix {
 /// after a tee prefix is kept as is. Requires: `line` has no terminator.
 LinePrefix parse_prefix(std::string_view line);
 
+/// parse_prefix(line).body without the look for an NCCL header (which never changes the body):
+/// for a caller that reads only the body, such as prefix learning over every file's head.
+std::string_view prefix_body(std::string_view line);
+
 /// Canonical form for table tests. Space-separated, in stacking order, each part only when present:
 /// `task=<n> tee=<role>/<local_rank> rank=<n> nccl=<host>:<pid>/[<dev>] body="<body>"`; `body=`
 /// is always last and always present, copied verbatim (no escaping). E.g.

@@ -455,21 +455,21 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
       scratch = strip_terminal_escapes(line);
       line = scratch;
     }
-    LinePrefix p = parse_prefix(line);
-    if (trim_spaces(p.body).empty()) continue;
+    const std::string_view body = prefix_body(line);
+    if (trim_spaces(body).empty()) continue;
     ++lines;
     for (std::size_t k = 0; k < kKindCount; ++k) {
-      std::size_t n = kind_length(kKinds[k], p.body);
+      std::size_t n = kind_length(kKinds[k], body);
       if (n == 0) continue;
       Seen& s = seen[k];
       ++s.lines;
       if (kKinds[k] == PrefixKind::Editor) {
-        int number = editor_number(p.body);
+        int number = editor_number(body);
         if (number > s.last_number) ++s.increasing;
         s.last_number = number;
         continue;
       }
-      const std::string_view id = p.body.substr(0, n);  // the exact text: how many values repeat
+      const std::string_view id = body.substr(0, n);  // the exact text: how many values repeat
       if (std::find(s.writers.begin(), s.writers.end(), id) == s.writers.end()) s.writers.emplace_back(id);
     }
   }

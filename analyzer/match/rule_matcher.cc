@@ -495,6 +495,12 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
     } else {
       line_candidate_rules(text, candidates);
     }
+    // A matched line is usually matched by two (a rule and its family's catch-all): room for
+    // every candidate at the first match, rather than a second allocation at the next.
+    auto add = [&](int r) {
+      if (out.empty()) out.reserve(candidates.size());
+      out.push_back(RuleMatch{r});
+    };
     for (int r : candidates) {
       const auto rule = static_cast<std::size_t>(r);
       // No match starts before the first occurrence of a leading literal: the outcome depends
@@ -508,7 +514,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
       // A literal and a tail that matches anything: found is matched (no RE2 call; a third of
       // tree d's were such, the watchdog's "terminated with exception: <reason>").
       if (lead.whole) {
-        out.push_back(RuleMatch{r});
+        add(r);
         continue;
       }
       const std::string_view key = text.substr(from);
@@ -532,7 +538,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
           slot.text.assign(key);
         }
       }
-      if (found) out.push_back(RuleMatch{r});
+      if (found) add(r);
     }
   } else if (const RE2::Set* set = ks.get(); set == nullptr) {
     per_rule();

@@ -17,6 +17,8 @@ void check_rows(const Row* rows, std::size_t n) {
   for (std::size_t k = 0; k < n; ++k) {
     CAPTURE(rows[k].input);
     CHECK(to_debug_string(parse_prefix(rows[k].input)) == rows[k].expected);
+    // Prefix learning's body-only parse gives the same body, NCCL header or not.
+    CHECK(prefix_body(rows[k].input) == parse_prefix(rows[k].input).body);
   }
 }
 
@@ -30,6 +32,7 @@ void check_untouched(std::string_view line) {
   CAPTURE(line);
   LinePrefix p = parse_prefix(line);
   CHECK(p.body == line);
+  CHECK(prefix_body(line) == line);
   CHECK(p.srun_task == -1);
   CHECK(p.tee_local_rank == -1);
   CHECK(p.tee_role.empty());
