@@ -495,8 +495,8 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
     } else {
       line_candidate_rules(text, candidates);
     }
-    // A matched line is usually matched by two (a rule and its family's catch-all): room for
-    // every candidate at the first match, rather than a second allocation at the next.
+    // A line often matches two (a rule and its family's catch-all, as c10 error lines do): room
+    // for every candidate at the first match, rather than a second allocation at the next.
     auto add = [&](int r) {
       if (out.empty()) out.reserve(candidates.size());
       out.push_back(RuleMatch{r});
