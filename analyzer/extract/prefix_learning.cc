@@ -1,6 +1,7 @@
 #include "extract/prefix_learning.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "base/text_util.h"
@@ -15,16 +16,6 @@ constexpr std::string_view kGroup = "Exception Group ";
 // or two (a logging head, a progress bar); the cap only bounds adversarial input.
 constexpr std::size_t kMaxHeaderShapes = 16;
 
-// Lines in `text`, the last one counted without its newline too.
-std::size_t line_count(std::string_view text) {
-  std::size_t n = 0;
-  for (std::size_t at = 0; at < text.size(); ++n) {
-    const void* nl = std::memchr(text.data() + at, '\n', text.size() - at);
-    if (nl == nullptr) return n + 1;
-    at = static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1;
-  }
-  return n;
-}
 // Longest text before a header taken as its prefix: a tqdm bar at 200 columns plus a logging head.
 constexpr std::size_t kMaxResidual = 512;
 // The head's lines looked at (4 KiB of log is 30 to 100 lines).
@@ -244,6 +235,19 @@ constexpr PrefixKind kKinds[] = {PrefixKind::Ray, PrefixKind::Host, PrefixKind::
                                  PrefixKind::Mpi};
 constexpr std::size_t kKindCount = sizeof kKinds / sizeof kKinds[0];
 
+// The kinds (bits: indexes into kKinds) whose shape may open with byte `c`: kind_length() is 0
+// for the others, so a head's line is tried against one or two kinds, not all five.
+unsigned kinds_opening_with(char c) {
+  constexpr unsigned kRay = 1U << 0, kHost = 1U << 1, kCounter = 1U << 2, kEditor = 1U << 3, kMpi = 1U << 4;
+  static_assert(kKindCount == 5, "kinds_opening_with() knows the five kinds of kKinds, in order");
+  if (c == '(') return kRay;
+  if (c == '[') return kCounter | kMpi;
+  if (c == ' ') return kEditor;
+  if (is_digit(c)) return kHost | kEditor;
+  if (is_alpha(c)) return kHost;
+  return 0;
+}
+
 const char* kind_name(PrefixKind k) {
   switch (k) {
     case PrefixKind::None: return "none";
@@ -427,25 +431,30 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
   Seen seen[kKindCount];
   std::size_t lines = 0;
   std::string scratch;
-  std::size_t at = 0;
   if (head.empty()) return;  // (its data() may be null, which memchr must not see)
   // Most heads hold neither: one look at the whole head spares one per line (every file of a
   // job of thousands of small rank files has its head read here).
   const bool has_cr = std::memchr(head.data(), '\r', head.size()) != nullptr;
   const bool has_escape = std::memchr(head.data(), '\x1b', head.size()) != nullptr;
+  // Where each of the first kMaxHeadLines lines ends (the last one may lack its newline): the
+  // early stop below needs their number before the first line is looked at.
+  std::array<std::size_t, kMaxHeadLines> ends;
+  std::size_t total = 0;
+  for (std::size_t from = 0; from < head.size() && total < kMaxHeadLines; ++total) {
+    const void* nl = std::memchr(head.data() + from, '\n', head.size() - from);
+    ends[total] = nl == nullptr ? head.size() : static_cast<std::size_t>(static_cast<const char*>(nl) - head.data());
+    from = ends[total] + 1;
+  }
   // A kind is adopted only where it heads half the lines: once the lines left could not bring
   // any kind there, the rest of the head is not read (most files of a big job: NCCL lines).
-  const std::size_t total = std::min(kMaxHeadLines, line_count(head));
   auto any_kind_possible = [&](std::size_t left) {
     for (const Seen& s : seen)
       if (2 * (s.lines + left) >= lines + left) return true;  // every line left of this kind
     return false;
   };
-  for (std::size_t count = 0; at < head.size() && count < kMaxHeadLines; ++count) {
+  for (std::size_t count = 0, at = 0; count < total; at = ends[count] + 1, ++count) {
     if (!any_kind_possible(total - count)) break;
-    std::size_t nl = head.find('\n', at);
-    std::string_view line = head.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
-    at = nl == std::string_view::npos ? head.size() : nl + 1;
+    std::string_view line = head.substr(at, ends[count] - at);
     if (has_cr) {
       while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       std::size_t cr = line.rfind('\r');
@@ -458,7 +467,8 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
     const std::string_view body = prefix_body(line);
     if (trim_spaces(body).empty()) continue;
     ++lines;
-    for (std::size_t k = 0; k < kKindCount; ++k) {
+    for (unsigned k = 0, possible = kinds_opening_with(body.front()); possible != 0; ++k, possible >>= 1) {
+      if ((possible & 1U) == 0) continue;
       std::size_t n = kind_length(kKinds[k], body);
       if (n == 0) continue;
       Seen& s = seen[k];

@@ -252,6 +252,29 @@ TEST_SUITE("prefix_learning") {
       flat.learn_from_head("5 a\n5 b\n5 c\n5 d\n", true);
       CHECK_FALSE(flat.any());
     }
+    SUBCASE("each family is tried on the lines whose first byte its shape allows") {
+      // Every family, each with the byte its lines open with (a learner tries a line only
+      // against the families that byte allows).
+      struct Case {
+        std::string head;
+        std::string line;
+        PrefixKind kind;
+      };
+      for (const Case& c : {Case{repeat("(Worker pid=7) ", "step", 4), "(Worker pid=8) x", PrefixKind::Ray},
+                            Case{repeat("gpu-node12: ", "step", 4), "gpu-node13: x", PrefixKind::Host},
+                            // (a container's host name, which may open with a digit)
+                            Case{repeat("3f2a9c1e7b4d: ", "step", 4), "5b0c8e2d9a1f: x", PrefixKind::Host},
+                            Case{"[81] a\n[82] b\n[83] c\n[84] d\n", "[85] x", PrefixKind::Counter},
+                            Case{repeat("[1,0]<stdout>:", "step ", 2) + repeat("[1,1]<stdout>:", "step ", 2),
+                                 "[1,2]<stderr>:x", PrefixKind::Mpi},
+                            Case{" 8 a\n 9 b\n10 c\n11 d\n", "12 x", PrefixKind::Editor},
+                            Case{"8 | a\n9 | b\n10 | c\n11 | d\n", "12 | x", PrefixKind::Editor}}) {
+        CAPTURE(c.head);
+        PrefixLearner l;
+        l.learn_from_head(c.head, true);
+        CHECK(l.match(c.line).kind == c.kind);
+      }
+    }
     SUBCASE("an empty head adopts nothing") {
       PrefixLearner l;
       l.learn_from_head(std::string_view{}, true);
