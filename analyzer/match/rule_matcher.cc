@@ -6,6 +6,7 @@
 
 #include "match/rule_matcher.h"
 
+#include "match/digit_blind.h"
 #include "match/first_literal.h"
 #include "match/rule_regex_options.h"
 #include "scan/pair_index.h"
@@ -41,23 +42,27 @@ bool is_placeholder_char(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
 }
 
-// The last text each Line rule was tried on by this thread, and whether it matched. Every rank
-// prints the same watchdog lines, often twice; comparing a line costs far less than an RE2 match. Keyed by the matcher's serial number, so a matcher never sees
-// another one's results.
+// The last texts each Line rule was tried on by this thread, and whether it matched. Every rank
+// prints the same watchdog lines, often twice; comparing a line costs far less than an RE2
+// match, whose DFA states are cold by the next rank's file. For a rule that cannot tell digits
+// apart (digit_blind) the text is kept with its digits as 0s: the ranks' copies of a line differ
+// in their numbers only. Keyed by the matcher's serial number, so a matcher never sees another
+// one's results.
 struct DecisionMemo {
   struct Slot {
     bool valid = false, found = false;
     std::string text;
   };
-  static constexpr std::size_t kWays = 2;  // a rule whose needles differ (one per alternative)
-                                           // sees two texts a rank, in turn
+  static constexpr std::size_t kWays = 8;  // a rank's file shows a c10 error rule six texts
+                                           // (`[E...]` heads of six messages), in turn
   std::uint64_t matcher = 0;
   std::vector<Slot> slots;                  // kWays per rule index
   std::vector<std::uint8_t> next;           // per rule: the slot a miss overwrites
   std::vector<std::uint8_t> last_needle;    // per rule: the needle found last (looked for first)
+  std::string masked;                       // the text being looked up, digits as 0s
 };
 thread_local DecisionMemo decision_memo;
-constexpr std::size_t kMemoTextMax = 4096;  // longer texts are matched afresh (bounded memory)
+constexpr std::size_t kMemoTextMax = 1024;  // longer texts are matched afresh (bounded memory)
 std::atomic<std::uint64_t> matcher_serials{0};
 
 }  // namespace
@@ -280,6 +285,7 @@ struct RuleMatcher::Compiled {
   std::vector<std::string> prefix;
   std::vector<LeadingLiterals> lead;  // per rule: leading_literals(), or none under case folding
   std::vector<FirstLiteral> first_lead;  // per rule: finds the first of lead's literals
+  std::vector<bool> digit_blind;         // per rule: digit_blind(regex), its memo masks digits
 
   struct KindSet {
     std::vector<int> rule_of;       // Set index -> rule index
@@ -328,6 +334,7 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
     c.prefix.push_back(exact ? required_regex_prefix(rule.regex) : std::string());
     c.lead.push_back(exact ? leading_literals(rule.regex) : LeadingLiterals{});
     c.first_lead.emplace_back(c.lead.back().literals);
+    c.digit_blind.push_back(digit_blind(rule.regex));
     rules_.push_back(std::move(rule));
     compiled.push_back(std::move(re));
   }
@@ -517,7 +524,14 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
         add(r);
         continue;
       }
-      const std::string_view key = text.substr(from);
+      std::string_view key = text.substr(from);
+      if (c.digit_blind[rule] && key.size() <= kMemoTextMax) {
+        memo.masked.resize(key.size());
+        // A select, not a branch: the loop vectorizes.
+        std::transform(key.begin(), key.end(), memo.masked.begin(),
+                       [](char ch) { return static_cast<unsigned char>(ch - '0') < 10 ? '0' : ch; });
+        key = memo.masked;
+      }
       DecisionMemo::Slot* const ways = &memo.slots[rule * DecisionMemo::kWays];
       const DecisionMemo::Slot* seen = nullptr;
       for (std::size_t w = 0; w < DecisionMemo::kWays && seen == nullptr; ++w)
