@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/fork_join.h"
 #include "input/job_ids.h"
 
 namespace megatriage {
@@ -34,18 +35,24 @@ struct Grouping {
   bool by_mtime = false;
 };
 
-Grouping group_by_job(const std::vector<FileResult>& results) {
+Grouping group_by_job(const std::vector<FileResult>& results, unsigned threads) {
   std::vector<std::string_view> paths;
   paths.reserve(results.size());
   for (const FileResult& r : results) paths.push_back(r.file.display_path);
-  std::vector<std::optional<JobTag>> tags = jobs_from_paths(paths);
+  std::vector<std::optional<JobTag>> tags = jobs_from_paths(paths, threads);
+  for_each_slice(
+      threads, results.size(), [&](std::size_t i) { return results[i].events.size() + 1; },
+      [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          // A binary file (a core dump, a checkpoint) or one of our reports beside the logs is
+          // no job's output, whatever its name holds; it is listed with every job.
+          if (results[i].binary || results[i].own_report) tags[i].reset();
+          if (!tags[i]) tags[i] = job_from_events(results[i]);
+        }
+      });
   Grouping g;
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    // A binary file (a core dump, a checkpoint) or one of our reports beside the logs is no
-    // job's output, whatever its name holds; it is listed with every job.
-    if (results[i].binary || results[i].own_report) tags[i].reset();
-    if (!tags[i]) tags[i] = job_from_events(results[i]);
     if (!tags[i]) {
       g.without.push_back(i);
       continue;
@@ -164,9 +171,9 @@ std::vector<Diagnostic> choice_diagnostics(const Grouping& g, const JobChoice& c
 }  // namespace
 
 JobSelection select_jobs(std::vector<FileResult> results, const JobRequest& request,
-                         const std::vector<std::string>& paths) {
+                         const std::vector<std::string>& paths, unsigned threads) {
   JobSelection sel;
-  const Grouping g = group_by_job(results);
+  const Grouping g = group_by_job(results, threads);
   std::vector<std::string> ids;
   for (const JobGroup& j : g.jobs) ids.push_back(j.tag.id);
 

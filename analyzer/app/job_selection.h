@@ -36,8 +36,9 @@ struct JobSelection {
 
 /// Splits `results` (in file-id order) as `request` asks. `paths`: the arguments, named in the
 /// diagnostics. Files that name no job go with every job. Reading events costs nothing new:
-/// only the matched lines of files whose name gives no job are looked at.
+/// only the matched lines of files whose name gives no job are looked at (on up to `threads`
+/// threads).
 JobSelection select_jobs(std::vector<FileResult> results, const JobRequest& request,
-                         const std::vector<std::string>& paths);
+                         const std::vector<std::string>& paths, unsigned threads = 1);
 
 }  // namespace megatriage

@@ -383,7 +383,8 @@ TriageOutcome report_logs(AnalyzedLogs analyzed, const TriageOptions& options) {
   }
   const Clock::time_point report_start = Clock::now();
   // A logs/ folder that collects every job's output: one job's files (or each job's in turn).
-  JobSelection selection = select_jobs(std::move(results), options.job, options.paths);
+  const unsigned threads = report_threads(options, results);
+  JobSelection selection = select_jobs(std::move(results), options.job, options.paths, threads);
   if (!selection.usage_error.empty() && !out.usage_error) {
     out.usage_error = true;
     out.usage_message = selection.usage_error;

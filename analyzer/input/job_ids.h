@@ -40,9 +40,10 @@ struct JobTag {
 /// three or more numbers in a row are not job ids. Allocates only when one is found.
 std::optional<JobTag> job_from_path(std::string_view display_path);
 
-/// job_from_path over a list, then without the families that hold a 0 (SLURM never gives job
-/// id 0: those numbers count ranks or retries).
-std::vector<std::optional<JobTag>> jobs_from_paths(const std::vector<std::string_view>& display_paths);
+/// job_from_path over a list (on up to `threads` threads), then without the families that hold
+/// a 0 (SLURM never gives job id 0: those numbers count ranks or retries).
+std::vector<std::optional<JobTag>> jobs_from_paths(const std::vector<std::string_view>& display_paths,
+                                                   unsigned threads = 1);
 
 /// The job id a SLURM line prints: `*** JOB 25 ON node CANCELLED ...`, `*** STEP 25.0 ON ...`,
 /// `... StepId=25.0 ...` (an array task's `25_3` too). Looks only for those three texts.
