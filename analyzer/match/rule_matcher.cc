@@ -62,6 +62,29 @@ struct DecisionMemo {
   std::string masked;                       // the text being looked up, digits as 0s
 };
 thread_local DecisionMemo decision_memo;
+
+// The last exception texts this thread matched against the Set of digit-blind exception rules,
+// digits as 0s, and the Set's answer: every rank raises the same error with its own numbers in
+// it (`... aborted on rank 3763.`, `Tried to allocate 2.00 GiB`).
+struct SetMemo {
+  struct Slot {
+    std::string text;
+    std::vector<int> hits;  // Set indexes
+  };
+  static constexpr std::size_t kWays = 8;
+  std::uint64_t matcher = 0;
+  std::array<Slot, kWays> slots;
+  std::size_t used = 0, next = 0;
+};
+thread_local SetMemo set_memo;
+
+// `text` with every digit replaced by 0 (into `out`): the key of a digit-blind decision.
+void mask_digits(std::string_view text, std::string& out) {
+  out.resize(text.size());
+  // A select, not a branch: the loop vectorizes.
+  std::transform(text.begin(), text.end(), out.begin(),
+                 [](char ch) { return static_cast<unsigned char>(ch - '0') < 10 ? '0' : ch; });
+}
 constexpr std::size_t kMemoTextMax = 1024;  // longer texts are matched afresh (bounded memory)
 std::atomic<std::uint64_t> matcher_serials{0};
 
@@ -290,6 +313,11 @@ struct RuleMatcher::Compiled {
   struct KindSet {
     std::vector<int> rule_of;       // Set index -> rule index
     std::vector<int> rules;         // every rule of this kind (fallback path)
+    // Exception rules that can tell digits apart (digit_blind): outside the Set, whose answers
+    // are memoized by the text with its digits as 0s; each is matched alone, on texts holding
+    // one of its needles (a few rules, whose needles seldom occur).
+    std::vector<int> digit_rules;
+    bool digit_blind_set = false;  // the Set holds digit-blind rules only: its answers are memoized
     // The Set of Line rules serves only without the prefilter (a debug switch, or a rule with no
     // usable needle): it is compiled on first use, not by every run (a third of the matcher's
     // build). Null: per-rule matching only (the Set failed to build).
@@ -352,6 +380,11 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
     for (std::size_t i = 0; i < rules_.size(); ++i) {
       if (rules_[i].applies_to != kind) continue;
       ks.rules.push_back(static_cast<int>(i));
+      ks.digit_blind_set = kind == AppliesTo::Exception;
+      if (kind == AppliesTo::Exception && !c.digit_blind[i]) {
+        ks.digit_rules.push_back(static_cast<int>(i));
+        continue;
+      }
       std::string error;
       if (set_ok) {
         const int index = set->Add(rules_[i].regex, &error);
@@ -366,7 +399,7 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
         }
       }
     }
-    if (set_ok && !ks.rules.empty()) {
+    if (set_ok && !ks.rule_of.empty()) {
       if (kind == AppliesTo::Line) {
         ks.added = std::move(set);  // a failure to compile later means rule-by-rule matching
       } else if (set->Compile()) {
@@ -464,6 +497,17 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
   std::vector<RuleMatch> out;
   const re2::StringPiece sp(text.data(), text.size());
 
+  // Where a match of rule `rule` may start: no match starts before the first occurrence of a
+  // leading literal (npos: none occurs, so there is no match).
+  auto match_start = [&](std::size_t rule) {
+    const LeadingLiterals& lead = c.lead[rule];
+    std::size_t from = lead.literals.empty() && lead.at_start.empty() ? 0 : std::string_view::npos;
+    if (!lead.literals.empty()) from = c.first_lead[rule].find(text);
+    for (const std::string& l : lead.at_start)
+      if (text.substr(0, l.size()) == l) from = 0;
+    return from;
+  };
+
   // Per-rule path: used when the Set could not be built, or when its DFA ran out of memory on
   // this text (counted; same results, only slower).
   auto per_rule = [&]() {
@@ -510,14 +554,10 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
     };
     for (int r : candidates) {
       const auto rule = static_cast<std::size_t>(r);
-      // No match starts before the first occurrence of a leading literal: the outcome depends
-      // on the text from there only (also the memo's key).
-      const LeadingLiterals& lead = c.lead[rule];
-      std::size_t from = lead.literals.empty() && lead.at_start.empty() ? 0 : std::string_view::npos;
-      if (!lead.literals.empty()) from = c.first_lead[rule].find(text);
-      for (const std::string& l : lead.at_start)
-        if (text.substr(0, l.size()) == l) from = 0;
+      // The outcome depends on the text from there only (also the memo's key).
+      const std::size_t from = match_start(rule);
       if (from == std::string_view::npos) continue;
+      const LeadingLiterals& lead = c.lead[rule];
       // A literal and a tail that matches anything: found is matched (no RE2 call; a third of
       // tree d's were such, the watchdog's "terminated with exception: <reason>").
       if (lead.whole) {
@@ -526,10 +566,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
       }
       std::string_view key = text.substr(from);
       if (c.digit_blind[rule] && key.size() <= kMemoTextMax) {
-        memo.masked.resize(key.size());
-        // A select, not a branch: the loop vectorizes.
-        std::transform(key.begin(), key.end(), memo.masked.begin(),
-                       [](char ch) { return static_cast<unsigned char>(ch - '0') < 10 ? '0' : ch; });
+        mask_digits(key, memo.masked);
         key = memo.masked;
       }
       DecisionMemo::Slot* const ways = &memo.slots[rule * DecisionMemo::kWays];
@@ -560,13 +597,49 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
     // One pass that lists the matches: a first pass asking only "any?" saved Set::Match a small
     // allocation on texts that match nothing, but ran the DFA twice over those that match, and
     // on a big job nearly every traceback (the watchdog family's) matches.
-    RE2::Set::ErrorInfo info{};
-    thread_local std::vector<int> hits;
-    if (set->Match(sp, &hits, &info)) {
-      for (int h : hits) out.push_back(RuleMatch{ks.rule_of[static_cast<std::size_t>(h)]});
-    } else if (info.kind == RE2::Set::kOutOfMemory || info.kind == RE2::Set::kInconsistent) {
-      c.set_fallbacks.fetch_add(1, std::memory_order_relaxed);
-      per_rule();
+    SetMemo& memo = set_memo;
+    if (memo.matcher != c.serial) memo = SetMemo{c.serial};
+    thread_local std::string masked;
+    // (The line rules' Set, used without the prefilter, holds rules that name digits.)
+    const bool memoized = ks.digit_blind_set && text.size() <= kMemoTextMax;
+    const std::vector<int>* hits = nullptr;
+    if (memoized) {
+      mask_digits(text, masked);
+      for (std::size_t w = 0; w < memo.used && hits == nullptr; ++w)
+        if (memo.slots[w].text == masked) hits = &memo.slots[w].hits;
+    }
+    thread_local std::vector<int> found;
+    bool fell_back = false;
+    if (hits == nullptr) {
+      RE2::Set::ErrorInfo info{};
+      found.clear();
+      if (!set->Match(sp, &found, &info) &&
+          (info.kind == RE2::Set::kOutOfMemory || info.kind == RE2::Set::kInconsistent)) {
+        c.set_fallbacks.fetch_add(1, std::memory_order_relaxed);
+        per_rule();
+        fell_back = true;
+      } else if (memoized) {
+        SetMemo::Slot& slot = memo.slots[memo.next];
+        memo.next = (memo.next + 1) % SetMemo::kWays;
+        if (memo.used < SetMemo::kWays) ++memo.used;
+        slot.text = masked;
+        slot.hits = found;
+      }
+      hits = &found;
+    }
+    if (!fell_back) {
+      for (int h : *hits) out.push_back(RuleMatch{ks.rule_of[static_cast<std::size_t>(h)]});
+      for (int r : ks.digit_rules) {
+        // A text without any of the rule's needles cannot match (rules check vouches for
+        // every sample); the others are searched from the text's start: an exception text may
+        // span lines, and the line rules' shortcuts are not assumed for it.
+        const auto& needles = rules_[static_cast<std::size_t>(r)].needles;
+        const bool held = needles.empty() || std::any_of(needles.begin(), needles.end(), [&](const std::string& n) {
+                            return text.find(n) != std::string_view::npos;
+                          });
+        if (held && c.regex[static_cast<std::size_t>(r)].get().Match(sp, 0, sp.size(), RE2::UNANCHORED, nullptr, 0))
+          out.push_back(RuleMatch{r});
+      }
     }
   }
 

@@ -450,60 +450,76 @@ TEST_CASE("rule_matcher: repository rules: matches and captures equal an unancho
   // Matches are decided, and captures taken, by anchored matches at each occurrence of the
   // rule's literal prefix; both must be exactly what a plain unanchored search gives, on every
   // sample and on variants where the prefix occurs before the real match (and nothing matches
-  // there). field() must agree with fields() group by group.
+  // there). field() must agree with fields() group by group. Both with the prefilter and
+  // without it (--no-prefilter: the line rules' Set, which holds rules that name digits).
   DiagnosticSink d;
   RuleMatcher m(repository_rules(), d);
-  int with_prefix = 0, compared = 0;
-  for (std::size_t i = 0; i < m.rules().size(); ++i) {
-    const Rule& r = m.rules()[i];
-    const std::string prefix = required_regex_prefix(r.regex);
-    if (!prefix.empty()) ++with_prefix;
-    RE2 re(r.regex, [] {
-      RE2::Options o;
-      o.set_log_errors(false);
-      o.set_encoding(RE2::Options::EncodingLatin1);
-      return o;
-    }());
-    REQUIRE(re.ok());
-    std::vector<std::string> texts;
-    for (const RuleSample& s : r.match_samples) {
-      texts.push_back(s.text);
-      texts.push_back(prefix + " " + s.text);      // a dead prefix first
-      texts.push_back(s.text + " then " + s.text);  // two matches: the first counts
-      texts.push_back("x" + prefix + prefix + s.text.substr(0, s.text.size() / 2));
-    }
-    for (const std::string& s : r.no_match_samples) texts.push_back(s);
-    for (const std::string& text : texts) {
-      CAPTURE(r.id);
-      CAPTURE(text);
-      const int n = re.NumberOfCapturingGroups();
-      std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n) + 1);
-      const bool want = re.Match(text, 0, text.size(), RE2::UNANCHORED, sub.data(), n + 1);
-      std::map<std::string, std::string> want_fields;
-      if (want)
-        for (const auto& [name, index] : re.NamedCapturingGroups())
-          if (sub[static_cast<std::size_t>(index)].data() != nullptr)
-            want_fields[name] = std::string(sub[static_cast<std::size_t>(index)]);
-      const RuleMatch* got = nullptr;
-      std::vector<RuleMatch> hits = m.match(text, r.applies_to);
-      for (const RuleMatch& h : hits)
-        if (h.rule_index == static_cast<int>(i)) got = &h;
-      if (r.applies_to == AppliesTo::Line && !want) continue;  // prefiltered by needles
-      CHECK((got != nullptr) == want);
-      if (got != nullptr) {
-        CHECK(m.fields(*got, text) == want_fields);
-        for (const auto& [name, index] : re.NamedCapturingGroups()) {
-          CHECK(m.has_group(got->rule_index, name));
-          const auto it = want_fields.find(name);
-          CHECK(m.field(*got, text, name) ==
-                (it == want_fields.end() ? std::nullopt : std::optional<std::string>(it->second)));
-        }
+  for (const bool prefilter : {true, false}) {
+    CAPTURE(prefilter);
+    m.set_prefilter_enabled(prefilter);
+    int with_prefix = 0, compared = 0;
+    for (std::size_t i = 0; i < m.rules().size(); ++i) {
+      const Rule& r = m.rules()[i];
+      const std::string prefix = required_regex_prefix(r.regex);
+      if (!prefix.empty()) ++with_prefix;
+      RE2 re(r.regex, [] {
+        RE2::Options o;
+        o.set_log_errors(false);
+        o.set_encoding(RE2::Options::EncodingLatin1);
+        return o;
+      }());
+      REQUIRE(re.ok());
+      std::vector<std::string> texts;
+      for (const RuleSample& s : r.match_samples) {
+        texts.push_back(s.text);
+        texts.push_back(prefix + " " + s.text);      // a dead prefix first
+        texts.push_back(s.text + " then " + s.text);  // two matches: the first counts
+        texts.push_back("x" + prefix + prefix + s.text.substr(0, s.text.size() / 2));
       }
-      ++compared;
+      for (const std::string& s : r.no_match_samples) texts.push_back(s);
+      // Each text, then the same with other digits (ranks, sizes, times): a decision remembered
+      // for a text whose digits differ must still be RE2's (a rule that names a digit is not
+      // memoized so).
+      std::vector<std::string> both;
+      for (const std::string& t : texts) {
+        both.push_back(t);
+        std::string other = t;
+        for (char& ch : other)
+          if (ch >= '0' && ch <= '9') ch = static_cast<char>('0' + (ch - '0' + 3) % 10);
+        if (other != t) both.push_back(other);
+      }
+      for (const std::string& text : both) {
+        CAPTURE(r.id);
+        CAPTURE(text);
+        const int n = re.NumberOfCapturingGroups();
+        std::vector<re2::StringPiece> sub(static_cast<std::size_t>(n) + 1);
+        const bool want = re.Match(text, 0, text.size(), RE2::UNANCHORED, sub.data(), n + 1);
+        std::map<std::string, std::string> want_fields;
+        if (want)
+          for (const auto& [name, index] : re.NamedCapturingGroups())
+            if (sub[static_cast<std::size_t>(index)].data() != nullptr)
+              want_fields[name] = std::string(sub[static_cast<std::size_t>(index)]);
+        const RuleMatch* got = nullptr;
+        std::vector<RuleMatch> hits = m.match(text, r.applies_to);
+        for (const RuleMatch& h : hits)
+          if (h.rule_index == static_cast<int>(i)) got = &h;
+        // (Also where RE2 finds nothing: a decision remembered for another text must not say yes.)
+        CHECK((got != nullptr) == want);
+        if (got != nullptr) {
+          CHECK(m.fields(*got, text) == want_fields);
+          for (const auto& [name, index] : re.NamedCapturingGroups()) {
+            CHECK(m.has_group(got->rule_index, name));
+            const auto it = want_fields.find(name);
+            CHECK(m.field(*got, text, name) ==
+                  (it == want_fields.end() ? std::nullopt : std::optional<std::string>(it->second)));
+          }
+        }
+        ++compared;
+      }
     }
+    CHECK(with_prefix > 60);
+    CHECK(compared > 500);
   }
-  CHECK(with_prefix > 60);
-  CHECK(compared > 500);
 }
 
 TEST_CASE("rule_matcher: repository rules: ordinary lines do not pass the prefilter") {
