@@ -88,8 +88,10 @@ std::optional<std::uint16_t> class_digits(std::string_view regex, std::size_t& i
       if (high == '\\') return std::nullopt;  // an escaped range end: not read here
       j += 2;
     }
-    for (char d = '0'; d <= '9'; ++d)
-      if (low <= d && d <= high) digits |= static_cast<std::uint16_t>(1U << (d - '0'));
+    // As bytes: a Latin-1 end (`[5-\xe9]` written as the byte) is above every digit.
+    const auto lo = static_cast<unsigned char>(low), hi = static_cast<unsigned char>(high);
+    for (unsigned char d = '0'; d <= '9'; ++d)
+      if (lo <= d && d <= hi) digits |= static_cast<std::uint16_t>(1U << (d - '0'));
   }
   if (j >= regex.size()) return std::nullopt;  // no closing `]`
   i = j + 1;

@@ -38,6 +38,8 @@ TEST_CASE("digit_blind: constructs that treat the ten digits alike, and those th
       {R"([[:foo:]])", false},
       {R"([0-9)", false},                                    // unclosed
       {R"(trailing \)", false},
+      {"[5-\xe9]", false},                                   // a range to a Latin-1 byte: digits 5 to 9
+      {"[!-\xe9]", true},                                    // ... or all ten
   };
   for (const Case& c : cases) {
     CAPTURE(c.regex);
