@@ -598,7 +598,10 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
     // allocation on texts that match nothing, but ran the DFA twice over those that match, and
     // on a big job nearly every traceback (the watchdog family's) matches.
     SetMemo& memo = set_memo;
-    if (memo.matcher != c.serial) memo = SetMemo{c.serial};
+    if (memo.matcher != c.serial) {
+      memo = SetMemo{};
+      memo.matcher = c.serial;
+    }
     thread_local std::string masked;
     // (The line rules' Set, used without the prefilter, holds rules that name digits.)
     const bool memoized = ks.digit_blind_set && text.size() <= kMemoTextMax;
