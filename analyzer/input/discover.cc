@@ -165,6 +165,53 @@ void set_stat(SourceFile& file, const struct stat& st) {
 
 namespace {
 
+// Byte-wise order of display paths: it defines the file ids, independent of readdir order,
+// thread count and locale. Positions are sorted, then each file moved once (a file is two
+// strings and the rest: moving it at every step of the sort cost more than the compares).
+void sort_by_display_path(std::vector<SourceFile>& files) {
+  std::vector<std::size_t> order(files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return files[a].display_path < files[b].display_path; });
+  if (std::is_sorted(order.begin(), order.end())) return;
+  std::vector<SourceFile> sorted;
+  sorted.reserve(files.size());
+  for (std::size_t i : order) sorted.push_back(std::move(files[i]));
+  files = std::move(sorted);
+}
+
+// Where each file of the merged list comes from: part, then position in it.
+struct PartPosition {
+  std::size_t part, index;
+};
+
+// The sorted parts' files in display-path order (a heap of the parts' heads: an argument that
+// is a file is a part of its own, so there may be many).
+std::vector<PartPosition> merge_order(const std::vector<std::vector<SourceFile>>& parts) {
+  std::size_t total = 0;
+  for (const auto& part : parts) total += part.size();
+  std::vector<PartPosition> order;
+  order.reserve(total);
+  auto later = [&](const PartPosition& a, const PartPosition& b) {
+    return parts[b.part][b.index].display_path < parts[a.part][a.index].display_path;
+  };
+  std::vector<PartPosition> heads;
+  for (std::size_t p = 0; p < parts.size(); ++p)
+    if (!parts[p].empty()) heads.push_back({p, 0});
+  std::make_heap(heads.begin(), heads.end(), later);
+  while (!heads.empty()) {
+    std::pop_heap(heads.begin(), heads.end(), later);
+    PartPosition& next = heads.back();
+    order.push_back(next);
+    if (++next.index < parts[next.part].size()) {
+      std::push_heap(heads.begin(), heads.end(), later);
+    } else {
+      heads.pop_back();
+    }
+  }
+  return order;
+}
+
 // A directory waiting to be listed, with the chain of directories above it (loop check).
 struct DirTask {
   std::string path;
@@ -298,16 +345,8 @@ class Walker {
     }
   }
 
-  std::vector<SourceFile> take() {
-    std::size_t total = 0;
-    for (const auto& part : found_parts_) total += part.size();
-    std::vector<SourceFile> all;
-    all.reserve(total);
-    for (auto& part : found_parts_)
-      for (SourceFile& f : part) all.push_back(std::move(f));
-    found_parts_.clear();
-    return all;
-  }
+  /// What every thread found, each part sorted by display path (merge_sorted joins them).
+  std::vector<std::vector<SourceFile>> take() { return std::move(found_parts_); }
 
   /// The arguments that do not exist, as typed (walk_argument runs on the caller's thread).
   std::vector<std::string> take_missing() { return std::move(missing_); }
@@ -321,9 +360,12 @@ class Walker {
   };
 
   void merge(Local& local) {
+    // Sorted here, on the thread that found them and outside the lock: the caller then only
+    // merges the parts, instead of sorting every file on one thread after the walk.
+    sort_by_display_path(local.found);
     std::lock_guard<std::mutex> lock(mutex_);
-    // Whole vectors are kept and joined once in take(): growing one vector file by file would
-    // touch (and page-fault) about twice its final size.
+    // Whole vectors are kept and joined once by the caller: growing one vector file by file
+    // would touch (and page-fault) about twice its final size.
     if (!local.found.empty()) found_parts_.push_back(std::move(local.found));
     local.found.clear();
     for (Diagnostic& d : local.diags.take()) diags_.add(std::move(d));
@@ -620,7 +662,7 @@ class Walker {
   std::mutex mutex_;              // guards everything below during a pass
   std::set<DevIno> walked_dirs_;
   std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
-  std::vector<std::vector<SourceFile>> found_parts_;  // each thread's finds, in no order
+  std::vector<std::vector<SourceFile>> found_parts_;  // each thread's finds, each sorted
   static constexpr int kOpenDirBudget = 256;
   std::atomic<int> open_dirs_{0};  // directories held open by walk_subtree, all threads
 };
@@ -655,12 +697,13 @@ DiscoveredSources discover_paths(const std::vector<std::string>& paths, const Di
     }
   }
   out.missing = walker.take_missing();
-  std::vector<SourceFile> found = walker.take();
+  std::vector<std::vector<SourceFile>> parts = walker.take();
   if (stdin_listed) {
-    SourceFile& in = found.emplace_back();
+    SourceFile in;
     in.path = "-";
     in.display_path = kStdinDisplayPath;
     in.is_stdin = true;
+    parts.emplace_back().push_back(std::move(in));
   }
   // Threads finish directories in any order: sort what they reported by path, then code.
   std::vector<Diagnostic> reported = walk_diags.take();
@@ -668,30 +711,27 @@ DiscoveredSources discover_paths(const std::vector<std::string>& paths, const Di
     return std::tie(a.path, a.code) < std::tie(b.path, b.code);
   });
   for (Diagnostic& d : reported) diags.add(std::move(d));
-  // Byte-wise order of display paths defines the file ids: independent of readdir order,
-  // thread count and locale. Positions are sorted, not the files (each moved file is two
-  // strings and the rest, a visible cost on a 9,000-file run).
-  std::vector<std::size_t> order(found.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return found[a].display_path < found[b].display_path;
-  });
+  // Every part is sorted by display path (sort_by_display_path); their merge is the files' order.
+  const std::vector<PartPosition> order = merge_order(parts);
 
   // The same file named twice (overlapping arguments, a file symlink or hard link inside the
   // tree) would double every event; keep the first display path. Without a stat per file the
   // caller does this once the files are opened (one rule: all repeats at once, in order).
-  std::vector<bool> repeated(found.size(), false);
+  std::vector<bool> repeated(order.size(), false);
   if (options.stat_files) {
     std::vector<FileIdentity> ids;
-    ids.reserve(found.size());
-    for (std::size_t i : order) ids.push_back({found[i].device, found[i].inode});
+    ids.reserve(order.size());
+    for (const PartPosition& at : order) {
+      const SourceFile& f = parts[at.part][at.index];
+      ids.push_back({f.device, f.inode});
+    }
     repeated = find_repeats(ids);
   }
 
   std::vector<SourceFile>& files = out.files;
-  files.reserve(found.size());
+  files.reserve(order.size());
   for (std::size_t k = 0; k < order.size(); ++k) {
-    SourceFile& f = found[order[k]];
+    SourceFile& f = parts[order[k].part][order[k].index];
     if (repeated[k]) {
       diags.add(Severity::Info, "discover.duplicate",
                 "'" + f.display_path + "' is the same file as one listed before; skipped",

@@ -139,6 +139,43 @@ TEST_SUITE("discover") {
     CHECK(files[1].id == 1);
   }
 
+  TEST_CASE("discover: the finds of several threads and arguments come out in one byte-wise order") {
+    // Each thread sorts its own finds and the parts are merged: a file argument is a part of
+    // its own, so many arguments make many parts. Names that differ only in case, length and
+    // bytes above 0x7f test the order is bytes, not locale.
+    TempDir tmp;
+    std::vector<std::string> args;
+    for (int node = 0; node < 12; ++node)
+      for (int local = 0; local < 6; ++local)
+        tmp.write("logs/n" + std::to_string(node) + "/" + std::to_string(local) + "/stderr.log", "x\n");
+    for (const char* name : {"logs/B.log", "logs/b.log", "logs/bb.log", "logs/\xc3\xa9.log", "logs/n1/_.log"})
+      tmp.write(name, "y\n");
+    for (const char* name : {"extra/z.log", "extra/a.log", "extra/m.log", "extra/A.log"}) {
+      tmp.write(name, "z\n");
+      args.push_back(tmp / name);
+    }
+    args.push_back(tmp / "logs");
+    for (bool stat_files : {true, false}) {
+      std::vector<std::string> first;
+      for (unsigned threads : {1u, 2u, 3u, 8u}) {
+        CAPTURE(stat_files);
+        CAPTURE(threads);
+        DiscoverOptions options;
+        options.threads = threads;
+        options.stat_files = stat_files;
+        DiagnosticSink diags;
+        const std::vector<SourceFile> files = discover_sources(args, options, diags);
+        const std::vector<std::string> paths = display_paths(files);
+        REQUIRE(paths.size() == 12 * 6 + 5 + 4);
+        CHECK(std::is_sorted(paths.begin(), paths.end()));
+        CHECK(std::adjacent_find(paths.begin(), paths.end()) == paths.end());
+        for (std::size_t i = 0; i < files.size(); ++i) CHECK(files[i].id == i);
+        if (first.empty()) first = paths;
+        CHECK(paths == first);
+      }
+    }
+  }
+
   TEST_CASE("discover: '-' is standard input, listed once as <stdin> and never walked") {
     TempDir tmp;
     tmp.write("logs/x.err", "x\n");
