@@ -205,6 +205,56 @@ void append_files(std::string& text, const std::vector<FileSummary>& files) {
   });
 }
 
+// A string the document takes as it is (no repair first, unlike clean()): dump's replacement of
+// invalid UTF-8 decides, as it did for these members in the document.
+void append_raw_string(Cursor& out, const std::string& s) {
+  if (!plain_ascii(s)) {
+    out.put(json(s).dump(-1, ' ', false, json::error_handler_t::replace));
+  } else {
+    out.put('"').put(s).put('"');
+  }
+}
+
+// A scalar array member in dump(2)'s layout inside an array element: its items indented by 8.
+template <class T, class Put>
+void append_list(Cursor& out, const std::vector<T>& items, Put put) {
+  if (items.empty()) {
+    out.put("[]");
+    return;
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out.put(i == 0 ? std::string_view("[\n        ") : std::string_view(",\n        "));
+    put(out, items[i]);
+  }
+  out.put("\n      ]");
+}
+
+// Written directly for the same reason as `files`: a symptom group of a big job lists thousands
+// of ranks, which as library values (one each) cost more than every other member together.
+void append_symptoms(std::string& text, const std::vector<SymptomGroup>& symptoms) {
+  append_objects(text, symptoms, "rule", [](Cursor& out, const SymptomGroup& g) {
+    append_raw_string(out, g.rule);
+    append_raw_string(out.put(",\n      \"title\": "), g.title);
+    append_string(out.put(",\n      \"category\": "), category_name(g.category));
+    append_string(out.put(",\n      \"role\": "), role_name(g.role));
+    out.put(",\n      \"count\": ").number(g.count);
+    append_list(out.put(",\n      \"ranks\": "), g.ranks, [](Cursor& c, int rank) {
+      if (rank < 0) c.put('-');
+      c.number(rank < 0 ? 0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(rank))
+                        : static_cast<std::uint64_t>(rank));
+    });
+    append_list(out.put(",\n      \"hosts\": "), g.hosts, [](Cursor& c, const std::string& h) { append_raw_string(c, h); });
+    out.put(",\n      \"first_time\": ").put(nullable_time(g.first_us).dump());
+    out.put(",\n      \"last_time\": ").put(nullable_time(g.last_us).dump());
+    out.put(",\n      \"delay_seconds\": ")
+        .put((g.delay_us ? json(static_cast<double>(*g.delay_us) / 1e6) : json(nullptr)).dump());
+    append_string(out.put(",\n      \"example\": "), clean(g.example));
+    append_string(out.put(",\n      \"first_file\": "), clean(g.first_file));
+    out.put(",\n      \"first_line\": ").number(g.first_line);
+    out.put(",\n      \"same_as_root\": ").put(g.same_as_root ? std::string_view("true") : std::string_view("false"));
+  });
+}
+
 void append_diagnostics(std::string& text, const std::vector<Diagnostic>& diagnostics) {
   append_objects(text, diagnostics, "severity", [](Cursor& out, const Diagnostic& d) {
     append_string(out, severity_name(d.severity));
@@ -280,26 +330,7 @@ std::string render_json(const Report& report) {
   } else {
     doc["root_cause"] = nullptr;
   }
-  json symptoms = json::array();
-  for (const auto& g : report.symptoms) {
-    symptoms.push_back({
-        {"rule", g.rule},
-        {"title", g.title},
-        {"category", category_name(g.category)},
-        {"role", role_name(g.role)},
-        {"count", g.count},
-        {"ranks", g.ranks},
-        {"hosts", g.hosts},
-        {"first_time", nullable_time(g.first_us)},
-        {"last_time", nullable_time(g.last_us)},
-        {"delay_seconds", g.delay_us ? json(static_cast<double>(*g.delay_us) / 1e6) : json(nullptr)},
-        {"example", clean(g.example)},
-        {"first_file", clean(g.first_file)},
-        {"first_line", g.first_line},
-        {"same_as_root", g.same_as_root},
-    });
-  }
-  doc["symptoms"] = nullptr;     // filled below, once every member is in
+  doc["symptoms"] = nullptr;     // written directly, below
   doc["files"] = nullptr;        // written directly, below
   doc["diagnostics"] = nullptr;
   // Occurrences per diagnostic code: what the text report folds its lines by.
@@ -313,9 +344,6 @@ std::string render_json(const Report& report) {
   doc["scripts"] = std::move(scripts);
   doc["rules"] = {{"count", report.rule_count}};
   if (report.slurm) doc["slurm"] = slurm_json(*report.slurm);
-  // ordered_json keeps its members in a vector that copies them when it grows, and a big job's
-  // symptom groups hold thousands of ranks each: they go in when no member is added any more.
-  doc["symptoms"] = std::move(symptoms);
   // The top-level object by hand, each member dumped by the library (replace, never throw, on
   // anything that slipped through unrepaired) and indented one level, except the two arrays
   // written directly. Raw newlines in a dump only ever separate lines: strings escape theirs.
@@ -338,6 +366,8 @@ std::string render_json(const Report& report) {
     out += ": ";
     if (key == "files") {
       append_files(out, report.files);
+    } else if (key == "symptoms") {
+      append_symptoms(out, report.symptoms);
     } else if (key == "diagnostics") {
       append_diagnostics(out, report.diagnostics);
     } else {

@@ -110,6 +110,68 @@ TEST_CASE("render: a files array of many kilobytes is written whole, in the libr
   CHECK(doc["files"][2998]["size_bytes"] == 2998u * 1000003u);
 }
 
+TEST_CASE("render: the symptom groups, written directly, have the library's exact layout and values") {
+  // Their rank lists hold thousands of numbers on a big job; hosts, titles and rule ids go in
+  // unrepaired (the library's replacement decides), examples and file names repaired.
+  Report r = sample_report();
+  SymptomGroup empty;
+  empty.rule = "nccl.watchdog-timeout";
+  empty.title = "NCCL watchdog \"timeout\" \xe2\x80\x94 \xff";
+  empty.example = "";
+  r.symptoms.push_back(empty);
+  SymptomGroup big;
+  big.rule = "python.unclassified-exception";
+  big.title = "t";
+  big.category = Category::Nccl;
+  big.role = RuleRole::Teardown;
+  big.count = 18446744073709551615ull;
+  for (int rank = 0; rank < 5000; ++rank) big.ranks.push_back(rank * 3);
+  big.ranks.push_back(-2);
+  big.hosts = {"node001", "node\t\"q\"", "n\xc3\xa9", "bad\xfe"};
+  big.first_us = 1764496800123456;
+  big.last_us = 1764496860000000;
+  big.example = "RuntimeError: \x1b[31mred\x1b[0m \xff and \\ slash";
+  big.first_file = "logs/\xfe.err";
+  big.first_line = 123456789012ull;
+  big.same_as_root = true;
+  for (std::int64_t delay : {std::int64_t{600000000}, std::int64_t{1}, std::int64_t{-1500000}, std::int64_t{1234567}}) {
+    CAPTURE(delay);
+    big.delay_us = delay;
+    Report case_report = r;
+    case_report.symptoms.push_back(big);
+    const std::string out = render_json(case_report);
+    nlohmann::ordered_json doc;
+    REQUIRE_NOTHROW(doc = nlohmann::ordered_json::parse(out));
+    CHECK(doc.dump(2, ' ', false) + "\n" == out);
+    REQUIRE(doc["symptoms"].size() == 2);
+    const auto& e = doc["symptoms"][0];
+    CHECK(e["ranks"].empty());
+    CHECK(e["hosts"].empty());
+    CHECK(e["first_time"].is_null());
+    CHECK(e["delay_seconds"].is_null());
+    CHECK(e["count"] == 0);
+    CHECK(e["same_as_root"] == false);
+    CHECK(e["title"] == "NCCL watchdog \"timeout\" \xe2\x80\x94 \xef\xbf\xbd");
+    const auto& g = doc["symptoms"][1];
+    CHECK(g["category"] == "nccl");
+    CHECK(g["role"] == "teardown");
+    CHECK(g["count"] == 18446744073709551615ull);
+    REQUIRE(g["ranks"].size() == 5001);
+    CHECK(g["ranks"][4999] == 14997);
+    CHECK(g["ranks"][5000] == -2);
+    CHECK(g["hosts"][1] == "node\t\"q\"");
+    CHECK(g["hosts"][3] == "bad\xef\xbf\xbd");
+    CHECK(g["delay_seconds"] == static_cast<double>(delay) / 1e6);
+    CHECK(g["first_time"].is_string());
+    CHECK(g["last_time"].is_string());
+    CHECK(g["first_time"] != g["last_time"]);
+    CHECK(g["example"].get<std::string>().find("\\ slash") != std::string::npos);
+    CHECK(g["first_file"] == "logs/\xef\xbf\xbd.err");
+    CHECK(g["first_line"] == 123456789012ull);
+    CHECK(g["same_as_root"] == true);
+  }
+}
+
 TEST_CASE("render: text report lets no escape sequence or control byte through") {
   TextStyle style;
   style.color = false;
