@@ -22,6 +22,7 @@ struct JobGroup {
 // The job a file's SLURM lines print, for a file whose name gives none. Only the lines the
 // rules matched (its RuleLine events) are looked at: no line is read again.
 std::optional<JobTag> job_from_events(const FileResult& r) {
+  if (!r.lines_may_name_job) return std::nullopt;
   for (const Event& e : r.events) {
     if (e.kind != EventKind::RuleLine) continue;
     if (std::optional<JobTag> tag = job_from_slurm_line(e.text)) return tag;

@@ -21,6 +21,7 @@
 #include "extract/stamp_run.h"
 #include "extract/timestamp.h"
 #include "extract/wrapped_exception.h"
+#include "input/job_ids.h"
 #include "match/rule_tags.h"
 #include "match/unmatched_lines.h"
 #include "scan/chunk_scan.h"
@@ -189,7 +190,10 @@ class FileAnalyzer : public LineSink {
     std::unordered_map<int, const std::string*> host_of_rank;
     for (auto& [key, s] : streams_)
       if (!s.host.empty() && s.rank >= 0) host_of_rank.try_emplace(s.rank, &s.host);
+    result_.lines_may_name_job = false;
     for (auto& e : result_.events) {
+      if (e.kind == EventKind::RuleLine && !result_.lines_may_name_job)
+        result_.lines_may_name_job = may_name_slurm_job(e.text);
       if (!e.who.host.empty() || e.who.rank < 0) continue;
       auto it = host_of_rank.find(e.who.rank);
       if (it != host_of_rank.end()) e.who.host = *it->second;

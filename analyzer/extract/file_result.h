@@ -30,6 +30,10 @@ struct FileResult {
   bool own_report = false;       // one of megatriage's reports (input/own_report.h): not read
   bool unopened = false;         // could not be opened (diagnosed); nothing was read
   bool deferred = false;         // AnalyzeOptions::defer_chunkable: left for a chunked read
+  // False when no RuleLine event's text may name a SLURM job (may_name_slurm_job): the job
+  // selection then need not read them again, long after they left the cache. True (look) unless
+  // the analysis said otherwise, e.g. for a result read back from a partial report.
+  bool lines_may_name_job = true;
 };
 
 }  // namespace megatriage

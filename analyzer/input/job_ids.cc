@@ -236,10 +236,13 @@ std::vector<std::optional<JobTag>> jobs_from_paths(const std::vector<std::string
   return tags;
 }
 
+bool may_name_slurm_job(std::string_view line) {
+  return line.find('*') != std::string_view::npos || line.find("StepId=") != std::string_view::npos;
+}
+
 std::optional<JobTag> job_from_slurm_line(std::string_view line) {
   // Nearly every line holds neither a `*` nor `StepId=`: two looks, not one per marker.
-  if (line.find('*') == std::string_view::npos && line.find("StepId=") == std::string_view::npos)
-    return std::nullopt;
+  if (!may_name_slurm_job(line)) return std::nullopt;
   // Each marker, then the id up to the character that ends it.
   struct Marker {
     std::string_view text;

@@ -49,6 +49,10 @@ std::vector<std::optional<JobTag>> jobs_from_paths(const std::vector<std::string
 /// `... StepId=25.0 ...` (an array task's `25_3` too). Looks only for those three texts.
 std::optional<JobTag> job_from_slurm_line(std::string_view line);
 
+/// False when job_from_slurm_line() surely finds nothing in `line` (no `*`, no `StepId=`): two
+/// looks, which the analysis takes while a line is in cache (FileResult::lines_may_name_job).
+bool may_name_slurm_job(std::string_view line);
+
 /// Parses a SLURM job id as typed (`25`, `25_3`); nullopt when it is not one.
 std::optional<JobTag> parse_slurm_job_id(std::string_view id);
 

@@ -52,6 +52,27 @@ TEST_CASE("extract: a Boxed part reads as a default when empty and copies deeply
   CHECK(a->rank == 8);
 }
 
+TEST_CASE("extract: a file says whether its matched lines may name a SLURM job") {
+  // The job selection skips reading the events of a file that says no (job_from_events).
+  const std::string watchdog =
+      "[rank3]:[E1130 06:51:26.658971375 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective "
+      "operation timeout: WorkNCCL(SeqNum=53, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out.\n";
+  FileResult plain = analyze_text(watchdog);
+  REQUIRE_FALSE(plain.events.empty());
+  CHECK_FALSE(plain.lines_may_name_job);
+  for (const std::string& slurm :
+       {std::string("slurmstepd: error: *** JOB 9 ON node1 CANCELLED AT 2026-11-29T15:43:02 DUE TO TIME LIMIT ***\n"),
+        std::string("slurmstepd: error: Detected 1 oom_kill event in StepId=42.0. Some of the step tasks have been "
+                    "OOM Killed.\n")}) {
+    CAPTURE(slurm);
+    FileResult named = analyze_text(watchdog + slurm);
+    REQUIRE(named.events.size() > plain.events.size());
+    CHECK(named.lines_may_name_job);
+  }
+  CHECK(FileResult{}.lines_may_name_job);  // unless the analysis said no: look
+  CHECK(analyze_text("nothing to see\n").lines_may_name_job == false);
+}
+
 TEST_CASE("extract: prefixed tracebacks of two ranks interleaved are demultiplexed") {
   FileResult r = analyze_text(
       "[rank1]: Traceback (most recent call last):\n"
