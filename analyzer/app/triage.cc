@@ -15,6 +15,7 @@
 #include "app/script_discovery.h"
 #include "app/script_findings.h"
 #include "base/fork_join.h"
+#include "base/sort_unique.h"
 #include "base/progress.h"
 #include "decide/checks.h"
 #include "decide/classify.h"
@@ -182,8 +183,7 @@ std::vector<int> ranks_named(const std::vector<TimelineEntry>& timeline) {
   std::vector<int> ranks;
   for (const TimelineEntry& t : timeline)
     if (t.event->who.rank >= 0) ranks.push_back(t.event->who.rank);
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  sort_unique(ranks);
   return ranks;
 }
 

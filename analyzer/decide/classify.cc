@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "base/sort_unique.h"
 #include "base/text_util.h"
 #include "decide/job_hosts.h"
 #include "match/rule_tags.h"
@@ -235,8 +236,7 @@ std::vector<SymptomGroup> group_symptoms(const std::vector<TimelineEntry>& timel
   for (std::size_t index : order) {
     Slot& slot = slots[index];
     SymptomGroup g = std::move(slot.group);
-    std::sort(slot.ranks.begin(), slot.ranks.end());
-    slot.ranks.erase(std::unique(slot.ranks.begin(), slot.ranks.end()), slot.ranks.end());
+    sort_unique(slot.ranks);
     g.ranks = std::move(slot.ranks);
     g.hosts.assign(slot.hosts.begin(), slot.hosts.end());
     std::sort(g.hosts.begin(), g.hosts.end());
