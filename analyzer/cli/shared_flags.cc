@@ -3,18 +3,21 @@
 #include "cli/shared_flags.h"
 
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <string_view>
 
 #include "base/exit_codes.h"
 #include "base/terminal.h"
+#include "base/unique_fd.h"
 #include "extract/extract.h"
 #include "render/render.h"
 
@@ -82,6 +85,40 @@ void add_output_flag(CLI::App& app, std::string& path) {
   app.add_option("-o,--output", path, "Write the report to FILE instead of stdout");
 }
 
+namespace {
+
+// Writes `bytes` over the file's old ones and then cuts it to their size, where opening it
+// with O_TRUNC would empty it first: the result is the same, but ext4 (auto_da_alloc) forces a
+// file that was truncated to zero and written again to disk when it is closed, which made
+// writing a 2.6 MB report over the last one take 2-15 ms instead of ~0.5 (a CI loop, `watch`,
+// the same -o file run after run). Not a regular file (a FIFO, /dev/stdout): written as it is.
+// False with `error` (an errno) when a byte could not be written; the file then holds what was.
+bool replace_file_bytes(std::string_view bytes, const std::string& path, int& error) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666));
+  if (fd.get() < 0) {
+    error = errno;
+    return false;
+  }
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd.get(), bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : EIO;
+      break;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+      ::ftruncate(fd.get(), static_cast<off_t>(written)) != 0 && error == 0)
+    error = errno;
+  if (::close(fd.release()) != 0 && error == 0) error = errno;
+  return error == 0;
+}
+
+}  // namespace
+
 bool write_report(std::string_view rendered, const std::string& path, std::string_view program) {
   if (path.empty()) {
     std::fwrite(rendered.data(), 1, rendered.size(), stdout);
@@ -92,11 +129,9 @@ bool write_report(std::string_view rendered, const std::string& path, std::strin
     }
     return true;
   }
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << rendered;
-  file.close();
-  if (!file) {
-    std::cerr << program << ": cannot write " << path << "\n";
+  int error = 0;
+  if (!replace_file_bytes(rendered, path, error)) {
+    std::cerr << program << ": cannot write " << path << ": " << std::strerror(error) << "\n";
     return false;
   }
   return true;

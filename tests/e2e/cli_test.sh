@@ -43,6 +43,24 @@ fi
 "$megatriage" --format json -o "$tmp/file.json" "$fixtures/slurm-a1-exception-peer-reset/logs"
 [[ -s "$tmp/piped.json" ]] && cmp -s "$tmp/piped.json" "$tmp/file.json" ||
   { echo "FAIL report through a pipe differs from the one written with -o"; fail=1; }
+# -o over an earlier file: its bytes are written over and the file cut to the report's length
+# (no truncation to zero first: ext4 would force it to disk on close), so neither a longer nor a
+# shorter old file shows through; a link is written through; a device is written as it is; a
+# directory or a missing folder is a usage error saying why.
+head -c 5000000 /dev/zero | tr '\0' 'x' >"$tmp/long.json"
+printf 'x' >"$tmp/short.json"
+cp "$tmp/long.json" "$tmp/target.json"
+ln -s target.json "$tmp/link.json"
+for old in long short link; do
+  "$megatriage" --format json -o "$tmp/$old.json" "$fixtures/slurm-a1-exception-peer-reset/logs"
+  cmp -s "$tmp/$old.json" "$tmp/file.json" || { echo "FAIL -o over an earlier $old file left other bytes"; fail=1; }
+done
+[[ -L "$tmp/link.json" ]] && cmp -s "$tmp/target.json" "$tmp/file.json" || { echo "FAIL -o through a link"; fail=1; }
+expect_rc 1 "-o /dev/null" "$megatriage" --format json -o /dev/null "$fixtures/slurm-a1-exception-peer-reset/logs"
+expect_rc 2 "-o a directory" "$megatriage" --format json -o "$tmp" "$fixtures/slurm-a1-exception-peer-reset/logs"
+grep -q "cannot write $tmp: Is a directory" "$tmp/err" || { echo "FAIL -o a directory: message"; cat "$tmp/err"; fail=1; }
+expect_rc 2 "-o in a missing folder" "$megatriage" --format json -o "$tmp/nope/r.json" "$fixtures/slurm-a1-exception-peer-reset/logs"
+grep -q "cannot write $tmp/nope/r.json: No such file or directory" "$tmp/err" || { echo "FAIL -o in a missing folder: message"; cat "$tmp/err"; fail=1; }
 # Never colour a pipe unless asked; honour --color always.
 expect_rc 1 "colour to pipe" "$megatriage" "$fixtures/slurm-a1-exception-peer-reset/logs"
 grep -q $'\x1b' "$tmp/out" && { echo "FAIL escape codes written to a pipe"; fail=1; }
