@@ -345,7 +345,7 @@ class Walker {
     }
   }
 
-  /// What every thread found, each part sorted by display path (merge_sorted joins them).
+  /// What every thread found, each part sorted by display path (merge_order joins them).
   std::vector<std::vector<SourceFile>> take() { return std::move(found_parts_); }
 
   /// The arguments that do not exist, as typed (walk_argument runs on the caller's thread).
