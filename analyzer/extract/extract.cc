@@ -50,6 +50,7 @@ struct StreamKey {
 };
 
 struct StreamState {
+  StreamKey key;  // its own key in the analyzer's map
   TracebackBuilder builder;
   std::optional<CivilTime> last_stamp;
   std::vector<std::size_t> awaiting_upper_bound;  // event indices
@@ -225,6 +226,7 @@ class FileAnalyzer : public LineSink {
   // only the searcher calls it, through LineSink).
   void on_line(const LineView& line, const LineHit& hit) override {
     no_stamp_run();
+    end_stale_tracebacks(line.number);
     // A stamped line without a traceback's, table's or host line's anchor, while nothing in the
     // file is open, matters only for its time, its rules and its facts: its stream is the one
     // its head leads to (StampRoutes), and unless a rule matches its body, the stamp and the
@@ -328,7 +330,35 @@ class FileAnalyzer : public LineSink {
     bool busy = stream.builder.active() || stream.config.in_args_dump();
     if (busy != stream.busy) {
       stream.busy = busy;
-      if (busy) ++open_structures_; else --open_structures_;
+      if (busy) {
+        ++open_structures_;
+        busy_keys_.push_back(stream.key);
+      } else {
+        --open_structures_;
+        busy_keys_.erase(std::find(busy_keys_.begin(), busy_keys_.end(), stream.key));
+      }
+    }
+  }
+
+  // A traceback past its exception line waits for its message's next lines, which its writer
+  // prints right after it. A writer that prints nothing more (a rank that died: its `[rankN]:`
+  // lines stop there) would keep it open to the end of the file, and every line of the other
+  // writers on the slow path with it (a 300 MB srun file: half again the time). Once the file
+  // has gone kStaleLines lines without one of that writer's, the traceback ends as it would at
+  // the end of the file. Looked at every kStaleCheckLines lines while anything is open.
+  static constexpr std::uint64_t kStaleLines = 10000;
+  static constexpr std::uint64_t kStaleCheckLines = 1024;
+  void end_stale_tracebacks(std::uint64_t line_number) {
+    if (open_structures_ == 0 || line_number < next_stale_check_) return;
+    next_stale_check_ = line_number + kStaleCheckLines;
+    const std::vector<StreamKey> busy = busy_keys_;  // update_busy() edits the list
+    for (const StreamKey& key : busy) {
+      auto it = streams_.find(key);
+      if (it == streams_.end()) continue;
+      StreamState& stream = it->second;
+      if (!stream.builder.past_exception() || line_number <= stream.last_line + kStaleLines) continue;
+      if (stream.builder.finish()) drain(stream);
+      update_busy(stream);
     }
   }
 
@@ -402,6 +432,7 @@ class FileAnalyzer : public LineSink {
     StreamState& s = it->second;
     if (inserted && key.learnt != 0) ++learnt_streams_;
     if (inserted) {
+      s.key = key;
       s.builder = TracebackBuilder(options_.traceback);
       s.srun_task = prefix.srun_task;
       s.tee_local_rank = prefix.tee_local_rank;
@@ -433,11 +464,7 @@ class FileAnalyzer : public LineSink {
       if (old != streams_.end() && old->second.builder.active()) {
         StreamState& o = old->second;
         if (o.builder.finish()) drain(o);
-        bool busy = o.builder.active() || o.config.in_args_dump();
-        if (busy != o.busy) {
-          o.busy = busy;
-          if (busy) ++open_structures_; else --open_structures_;
-        }
+        update_busy(o);
       }
     }
     a->second = Adoption{key.learnt, line_number, false};
@@ -836,6 +863,8 @@ class FileAnalyzer : public LineSink {
   std::size_t learnt_streams_ = 0;  // streams with a learnt writer
   std::optional<StreamKey> adopt_from_;  // the current line's parent, when it carries a learnt prefix
   std::size_t awaiting_total_ = 0;
+  std::vector<StreamKey> busy_keys_;  // the streams counted in open_structures_
+  std::uint64_t next_stale_check_ = 0;  // end_stale_tracebacks()
   std::string scratch_;
   bool reported_escapes_ = false;
   bool reported_utf8_ = false;

@@ -73,6 +73,34 @@ TEST_CASE("extract: a file says whether its matched lines may name a SLURM job")
   CHECK(analyze_text("nothing to see\n").lines_may_name_job == false);
 }
 
+TEST_CASE("extract: a traceback whose writer printed nothing more ends 10,000-11,024 lines later") {
+  // Its message's next line comes from its own writer right after it; a rank that died prints
+  // none, and the traceback would keep every later line of the file on the slow path.
+  auto text = [](int others) {
+    std::string t = "[rank5]: Traceback (most recent call last):\n"
+                    "[rank5]:   File \"/w/train.py\", line 3, in <module>\n"
+                    "[rank5]:     step()\n"
+                    "[rank5]: ValueError: first line of the message\n";
+    for (int i = 0; i < others; ++i) t += "[rank6]: iteration " + std::to_string(i) + " done\n";
+    t += "[rank5]: second line of the message\n";
+    return t;
+  };
+  for (int others : {50, 9000, 12000, 30000}) {
+    CAPTURE(others);
+    FileResult r = analyze_text(text(others));
+    const Event* tb = first_of(r, EventKind::Traceback);
+    REQUIRE(tb != nullptr);
+    REQUIRE(tb->traceback->blocks.size() == 1);
+    const ExceptionBlock& b = tb->traceback->blocks[0];
+    CHECK(b.exception == "ValueError: first line of the message");
+    CHECK(b.frames.size() == 1);
+    CHECK(tb->who.rank == 5);
+    // Within 10,000 lines the writer's next line still continues the message; past 11,024 (the
+    // look comes every 1,024 lines), not.
+    CHECK((b.message_tail.find("second line of the message") != std::string::npos) == (others < 10000));
+  }
+}
+
 TEST_CASE("extract: prefixed tracebacks of two ranks interleaved are demultiplexed") {
   FileResult r = analyze_text(
       "[rank1]: Traceback (most recent call last):\n"
