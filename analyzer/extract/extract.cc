@@ -335,7 +335,8 @@ class FileAnalyzer : public LineSink {
         busy_keys_.push_back(stream.key);
       } else {
         --open_structures_;
-        busy_keys_.erase(std::find(busy_keys_.begin(), busy_keys_.end(), stream.key));
+        auto listed = std::find(busy_keys_.begin(), busy_keys_.end(), stream.key);
+        if (listed != busy_keys_.end()) busy_keys_.erase(listed);
       }
     }
   }
