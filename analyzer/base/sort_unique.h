@@ -12,15 +12,15 @@ namespace megatriage {
 /// `values` sorted ascending, each value once. By a table of the range when the range is small
 /// next to the count (as ranks are), else by a sort.
 inline void sort_unique(std::vector<int>& values) {
-  if (values.size() < 64) {
-    std::sort(values.begin(), values.end());
-    values.erase(std::unique(values.begin(), values.end()), values.end());
-    return;
+  std::int64_t first = 0;
+  std::uint64_t span = 0;  // 0: sort
+  if (values.size() >= 64) {
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    first = *low;
+    span = static_cast<std::uint64_t>(static_cast<std::int64_t>(*high) - first) + 1;
+    if (span > 4 * static_cast<std::uint64_t>(values.size()) + 4096) span = 0;
   }
-  const auto [low, high] = std::minmax_element(values.begin(), values.end());
-  const std::int64_t first = *low;
-  const auto span = static_cast<std::uint64_t>(static_cast<std::int64_t>(*high) - first) + 1;
-  if (span > 4 * static_cast<std::uint64_t>(values.size()) + 4096) {
+  if (span == 0) {
     std::sort(values.begin(), values.end());
     values.erase(std::unique(values.begin(), values.end()), values.end());
     return;

@@ -331,13 +331,12 @@ class FileAnalyzer : public LineSink {
     if (busy != stream.busy) {
       stream.busy = busy;
       if (busy) {
-        ++open_structures_;
         busy_keys_.push_back(stream.key);
       } else {
-        --open_structures_;
         auto listed = std::find(busy_keys_.begin(), busy_keys_.end(), stream.key);
         if (listed != busy_keys_.end()) busy_keys_.erase(listed);
       }
+      open_structures_ = busy_keys_.size();  // what the searcher reads (wants_every_line)
     }
   }
 
@@ -864,7 +863,7 @@ class FileAnalyzer : public LineSink {
   std::size_t learnt_streams_ = 0;  // streams with a learnt writer
   std::optional<StreamKey> adopt_from_;  // the current line's parent, when it carries a learnt prefix
   std::size_t awaiting_total_ = 0;
-  std::vector<StreamKey> busy_keys_;  // the streams counted in open_structures_
+  std::vector<StreamKey> busy_keys_;  // the busy streams: open_structures_ is their number
   std::uint64_t next_stale_check_ = 0;  // end_stale_tracebacks()
   std::string scratch_;
   bool reported_escapes_ = false;

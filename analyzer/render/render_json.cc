@@ -141,14 +141,15 @@ bool plain_ascii(std::string_view s) {
 
 // A JSON string as dump() writes it (no ASCII escaping of UTF-8), log text repaired first like
 // clean() does: plain printable ASCII is copied as it is; anything else goes through the
-// library so escapes and repairs stay identical.
-std::string dumped_string(std::string_view s) {
-  return json(repair_utf8(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+// library so escapes and repairs stay identical. `repair` false: a member the document took as
+// it was (a rule's id and title, a host), where dump's replacement of invalid UTF-8 decides.
+std::string dumped_string(std::string_view s, bool repair = true) {
+  return json(repair ? repair_utf8(s) : std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-void append_string(Cursor& out, std::string_view s) {
+void append_string(Cursor& out, std::string_view s, bool repair = true) {
   if (!plain_ascii(s)) {
-    out.put(dumped_string(s));
+    out.put(dumped_string(s, repair));
   } else {
     out.put('"').put(s).put('"');
   }
@@ -205,16 +206,6 @@ void append_files(std::string& text, const std::vector<FileSummary>& files) {
   });
 }
 
-// A string the document takes as it is (no repair first, unlike clean()): dump's replacement of
-// invalid UTF-8 decides, as it did for these members in the document.
-void append_raw_string(Cursor& out, const std::string& s) {
-  if (!plain_ascii(s)) {
-    out.put(json(s).dump(-1, ' ', false, json::error_handler_t::replace));
-  } else {
-    out.put('"').put(s).put('"');
-  }
-}
-
 // A scalar array member in dump(2)'s layout inside an array element: its items indented by 8.
 template <class T, class Put>
 void append_list(Cursor& out, const std::vector<T>& items, Put put) {
@@ -233,8 +224,8 @@ void append_list(Cursor& out, const std::vector<T>& items, Put put) {
 // of ranks, which as library values (one each) cost more than every other member together.
 void append_symptoms(std::string& text, const std::vector<SymptomGroup>& symptoms) {
   append_objects(text, symptoms, "rule", [](Cursor& out, const SymptomGroup& g) {
-    append_raw_string(out, g.rule);
-    append_raw_string(out.put(",\n      \"title\": "), g.title);
+    append_string(out, g.rule, false);
+    append_string(out.put(",\n      \"title\": "), g.title, false);
     append_string(out.put(",\n      \"category\": "), category_name(g.category));
     append_string(out.put(",\n      \"role\": "), role_name(g.role));
     out.put(",\n      \"count\": ").number(g.count);
@@ -243,7 +234,7 @@ void append_symptoms(std::string& text, const std::vector<SymptomGroup>& symptom
       c.number(rank < 0 ? 0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(rank))
                         : static_cast<std::uint64_t>(rank));
     });
-    append_list(out.put(",\n      \"hosts\": "), g.hosts, [](Cursor& c, const std::string& h) { append_raw_string(c, h); });
+    append_list(out.put(",\n      \"hosts\": "), g.hosts, [](Cursor& c, const std::string& h) { append_string(c, h, false); });
     out.put(",\n      \"first_time\": ").put(nullable_time(g.first_us).dump());
     out.put(",\n      \"last_time\": ").put(nullable_time(g.last_us).dump());
     out.put(",\n      \"delay_seconds\": ")
@@ -345,7 +336,7 @@ std::string render_json(const Report& report) {
   doc["rules"] = {{"count", report.rule_count}};
   if (report.slurm) doc["slurm"] = slurm_json(*report.slurm);
   // The top-level object by hand, each member dumped by the library (replace, never throw, on
-  // anything that slipped through unrepaired) and indented one level, except the two arrays
+  // anything that slipped through unrepaired) and indented one level, except the arrays
   // written directly. Raw newlines in a dump only ever separate lines: strings escape theirs.
   std::string out = "{";
   // The size, estimated from above from the long lists (files, diagnostics, each symptom's
