@@ -68,8 +68,8 @@ ChainKind chain_from(const std::string& w) {
 // character U+0000..U+00FF per byte: the merge gets the very bytes back, and with them the same
 // captures and report as one scan.
 
-Out text_json(const std::string& s) {
-  if (is_valid_utf8(s)) return s;
+Out text_json(std::string_view s) {
+  if (is_valid_utf8(s)) return std::string(s);
   std::string latin;
   latin.reserve(s.size() * 2);
   for (unsigned char c : s) {
@@ -147,7 +147,9 @@ Out traceback_json(const Traceback& t) {
     j["exception"] = text_json(b.exception);
     if (!b.message_tail.empty()) j["message_tail"] = text_json(b.message_tail);
     Out frames = Out::array();
-    for (const Frame& f : b.frames) frames.push_back(Out::array({text_json(f.path), f.line, text_json(f.function), text_json(f.source)}));
+    for (std::size_t i = 0; i < b.frames.size(); ++i)
+      frames.push_back(Out::array({text_json(b.frames.path(i)), b.frames.line(i), text_json(b.frames.function(i)),
+                                   text_json(b.frames.source(i))}));
     j["frames"] = std::move(frames);
     if (b.frames_truncated) j["frames_truncated"] = true;
     if (b.frames_seen != b.frames.size()) j["frames_seen"] = b.frames_seen;
@@ -351,6 +353,7 @@ ExceptionBlock block_from(JsonCursor& in) {
     else in.skip();
   });
   if (!seen) x.frames_seen = x.frames.size();
+  x.frames.shrink_to_fit();  // kept until the merged report, as the analysis keeps them
   return x;
 }
 

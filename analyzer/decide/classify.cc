@@ -133,7 +133,7 @@ RootCauseReport classify_root(const Finding& finding, const std::vector<Timeline
     if (e.decisive_block >= 0) {
       const auto& frames = e.traceback->blocks[static_cast<std::size_t>(e.decisive_block)].frames;
       std::size_t from = frames.size() > kKeyFrames ? frames.size() - kKeyFrames : 0;
-      r.frames.assign(frames.begin() + static_cast<long>(from), frames.end());
+      r.frames = frames.to_vector(from);
     }
   }
   r.confidence = finding.confidence;

@@ -76,7 +76,16 @@ bool starts_something(std::string_view body);
 
 }  // namespace
 
-bool parse_frame_line(std::string_view body, Frame& frame, std::size_t max_bytes) {
+namespace {
+
+// A frame line's parts, as views of the line.
+struct FrameLine {
+  std::string_view path;
+  int line = 0;
+  std::string_view function;  // empty when the line names none
+};
+
+bool parse_frame_parts(std::string_view body, FrameLine& frame) {
   constexpr std::string_view kFile = "File \"";
   std::size_t at = body.find(kFile);
   if (at == std::string_view::npos) return false;
@@ -89,17 +98,31 @@ bool parse_frame_line(std::string_view body, Frame& frame, std::size_t max_bytes
   std::string_view s = body.substr(at + kFile.size());
   auto quote = s.find("\", line ");
   if (quote == std::string_view::npos) return false;
-  std::string_view path = s.substr(0, quote);
+  frame.path = s.substr(0, quote);
   s.remove_prefix(quote + 8);
-  int line = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), line);
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), frame.line);
   if (ec != std::errc()) return false;
-  frame.path = capped(path, max_bytes);
-  frame.line = line;
   s.remove_prefix(static_cast<std::size_t>(ptr - s.data()));
   // `, in func`; faulthandler prints ` in func`; the SyntaxError form has neither.
-  if (starts_with(s, ", in ")) frame.function = capped(trim(s.substr(5)), max_bytes);
-  else if (starts_with(s, " in ")) frame.function = capped(trim(s.substr(4)), max_bytes);
+  frame.function = {};
+  if (starts_with(s, ", in ")) frame.function = trim(s.substr(5));
+  else if (starts_with(s, " in ")) frame.function = trim(s.substr(4));
+  return true;
+}
+
+// Adds a frame line's parts to the block, each cut to the per-part cap.
+void keep_frame(ExceptionBlock& block, const FrameLine& frame, std::size_t max_bytes) {
+  block.frames.push_back(frame.path.substr(0, max_bytes), frame.line, frame.function.substr(0, max_bytes));
+}
+
+}  // namespace
+
+bool parse_frame_line(std::string_view body, Frame& frame, std::size_t max_bytes) {
+  FrameLine parts;
+  if (!parse_frame_parts(body, parts)) return false;
+  frame.path = capped(parts.path, max_bytes);
+  frame.line = parts.line;
+  frame.function = capped(parts.function, max_bytes);
   return true;
 }
 
@@ -150,8 +173,8 @@ ExceptionLineShape exception_line_shape(std::string_view s) {
 
 namespace {
 bool starts_something(std::string_view body) {
-  Frame frame;
-  return exception_line_shape(body).exception || parse_frame_line(body, frame);
+  FrameLine frame;
+  return exception_line_shape(body).exception || parse_frame_parts(body, frame);
 }
 }  // namespace
 
@@ -237,7 +260,10 @@ void TracebackBuilder::complete() {
   // Frames without a header and without an exception line are no evidence of anything (a
   // faulthandler dump, print_stack(), an excerpt cut above its exception): not a traceback.
   bool drop = current_.headerless && current_.blocks.size() == 1 && current_.incomplete;
-  if (!drop) ready_.push_back(std::move(current_));
+  if (!drop) {
+    for (ExceptionBlock& b : current_.blocks) b.frames.shrink_to_fit();  // kept until the report
+    ready_.push_back(std::move(current_));
+  }
   current_ = Traceback{};
   state_ = State::Idle;
   block_headerless_ = false;
@@ -256,14 +282,14 @@ void TracebackBuilder::set_exception(ExceptionBlock& block, std::string_view bod
 
 void TracebackBuilder::start_headerless(std::string_view body, std::uint64_t line_number,
                                         std::uint64_t offset) {
-  Frame frame;
-  if (parse_frame_line(body, frame, limits_.max_text_bytes)) {
+  FrameLine frame;
+  if (parse_frame_parts(body, frame)) {
     start_block(line_number, offset);
     current_.headerless = true;
     block_headerless_ = true;
     ExceptionBlock& block = current_.blocks.back();
     block.frames_seen = 1;
-    if (limits_.max_frames > 0) block.frames.push_back(std::move(frame));
+    if (limits_.max_frames > 0) keep_frame(block, frame, limits_.max_text_bytes);
     after_frame_ = true;
     return;
   }
@@ -351,19 +377,18 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
   switch (state_) {
     case State::Frames: {
       ExceptionBlock& block = current_.blocks.back();
-      Frame frame;
+      FrameLine frame;
       std::string_view t = trim(body);
-      if (parse_frame_line(body, frame, limits_.max_text_bytes)) {
+      if (parse_frame_parts(body, frame)) {
         ++block.frames_seen;
         if (block.frames.size() >= limits_.max_frames) {
           // Keep the outermost few and the innermost many: the innermost frames say where.
           // (A cap below 4 * kKeepHeadFrames keeps a quarter as head; 0 keeps no frame.)
           block.frames_truncated = true;
           std::size_t head = std::min(kKeepHeadFrames, limits_.max_frames / 4);
-          if (block.frames.size() > head)
-            block.frames.erase(block.frames.begin() + static_cast<long>(head));
+          if (block.frames.size() > head) block.frames.erase(head);
         }
-        if (limits_.max_frames > 0) block.frames.push_back(std::move(frame));
+        if (limits_.max_frames > 0) keep_frame(block, frame, limits_.max_text_bytes);
         after_frame_ = true;
         break;
       }
@@ -386,8 +411,8 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
         break;
       }
       if (!is_exception && (indented || after_frame_)) {
-        if (!block.frames.empty() && block.frames.back().source.empty())
-          block.frames.back().source = capped(t, limits_.max_text_bytes);
+        if (!block.frames.empty() && block.frames.source(block.frames.size() - 1).empty())
+          block.frames.set_last_source(t.substr(0, limits_.max_text_bytes));
         after_frame_ = false;
         break;
       }

@@ -6,14 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace megatriage {
+#include "model/frame_list.h"
 
-struct Frame {
-  std::string path;
-  int line = 0;
-  std::string function;
-  std::string source;  // first source line, stripped; empty when not printed
-};
+namespace megatriage {
 
 /// One exception block of a (possibly chained) traceback.
 struct ExceptionBlock {
@@ -22,7 +17,7 @@ struct ExceptionBlock {
   std::uint64_t exception_offset = 0;  // byte offset of that line
   std::string exception;             // the final line, as printed (without stream prefix)
   std::string message_tail;          // continuation lines of a multi-line message, '\n'-joined
-  std::vector<Frame> frames;         // oldest first, capped
+  FrameList frames;                  // oldest first, capped
   bool frames_truncated = false;
   std::size_t frames_seen = 0;       // frames printed (frames.size() unless truncated)
   bool message_truncated = false;    // exception text or message tail cut by the limits
