@@ -7,29 +7,49 @@
 
 namespace megatriage {
 
+namespace {
+
+// Where the escape sequence starting at s[esc] (an ESC) ends: the index after it, at most
+// s.size(). An unfinished sequence runs to the end.
+std::size_t escape_end(std::string_view s, std::size_t esc) {
+  if (esc + 1 >= s.size()) return s.size();
+  const char kind = s[esc + 1];
+  std::size_t j = esc + 2;
+  if (kind == '[') {  // CSI: parameters and intermediates, then a final byte 0x40-0x7e
+    while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7e)) ++j;
+    return j < s.size() ? j + 1 : s.size();
+  }
+  if (kind == ']' || kind == 'P' || kind == '_' || kind == '^') {  // OSC/DCS/APC/PM: to BEL or ESC \.
+    while (j < s.size() && s[j] != '\x07' && !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
+    if (j >= s.size()) return s.size();
+    return s[j] == '\x1b' ? j + 2 : j + 1;
+  }
+  if (kind >= 0x20 && kind <= 0x2f) {  // intermediates, then a final byte: `ESC ( B` (tput sgr0)
+    while (j < s.size() && s[j] >= 0x20 && s[j] <= 0x2f) ++j;
+    return j < s.size() && s[j] >= 0x30 && s[j] <= 0x7e ? j + 1 : j;
+  }
+  return esc + 2;  // two-byte escape
+}
+
+}  // namespace
+
+void strip_terminal_escapes(std::string_view s, std::string& out) {
+  out.clear();
+  // The text between escapes is copied a run at a time: a coloured line has a few escapes
+  // among a hundred or more plain bytes.
+  for (std::size_t i = 0; i < s.size();) {
+    const void* esc = std::memchr(s.data() + i, '\x1b', s.size() - i);
+    const std::size_t at = esc == nullptr ? s.size() : static_cast<std::size_t>(static_cast<const char*>(esc) - s.data());
+    out.append(s.data() + i, at - i);
+    if (at == s.size()) break;
+    i = escape_end(s, at);
+  }
+}
+
 std::string strip_terminal_escapes(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c != '\x1b') {
-      out += c;
-      continue;
-    }
-    if (i + 1 >= s.size()) break;
-    char kind = s[i + 1];
-    if (kind == '[') {  // CSI: parameters and intermediates, then a final byte 0x40-0x7e
-      std::size_t j = i + 2;
-      while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7e)) ++j;
-      i = j;
-    } else if (kind == ']' || kind == 'P' || kind == '_' || kind == '^') {  // OSC/DCS/APC/PM
-      std::size_t j = i + 2;
-      while (j < s.size() && s[j] != '\x07' && !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
-      i = (j < s.size() && s[j] == '\x1b') ? j + 1 : j;
-    } else {
-      i += 1;  // two-byte escape
-    }
-  }
+  strip_terminal_escapes(s, out);
   return out;
 }
 

@@ -245,7 +245,7 @@ class FileAnalyzer : public LineSink {
       candidates = nullptr;  // the needles are looked for in the text without escapes
       may_stamp = true;      // and so is a stamp (an escape may have split one)
       // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
-      scratch_ = strip_terminal_escapes(text);
+      strip_terminal_escapes(text, scratch_);
       text = scratch_;
       if (!reported_escapes_) {
         reported_escapes_ = true;

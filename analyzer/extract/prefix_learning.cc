@@ -461,7 +461,7 @@ void PrefixLearner::learn_from_head(std::string_view head, bool whole) {
       if (cr != std::string_view::npos) line.remove_prefix(cr + 1);
     }
     if (has_escape && line.find('\x1b') != std::string_view::npos) {
-      scratch = strip_terminal_escapes(line);
+      strip_terminal_escapes(line, scratch);
       line = scratch;
     }
     const std::string_view body = prefix_body(line);

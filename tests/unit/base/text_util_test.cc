@@ -1,8 +1,43 @@
 #include <doctest/doctest.h>
 
+#include <random>
+#include <string>
+#include <string_view>
+
 #include "base/text_util.h"
 
 using namespace megatriage;
+
+namespace {
+
+// The escapes' grammar a byte at a time, as the specification the run-at-a-time code must meet.
+std::string strip_reference(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\x1b') {
+      out += s[i];
+      continue;
+    }
+    if (i + 1 >= s.size()) break;  // a lone ESC at the end
+    const char kind = s[i + 1];
+    std::size_t j = i + 2;
+    if (kind == '[') {  // CSI ends at its final byte, 0x40-0x7e
+      while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7e)) ++j;
+      i = j;
+    } else if (kind == ']' || kind == 'P' || kind == '_' || kind == '^') {  // to BEL or ESC backslash
+      while (j < s.size() && s[j] != '\x07' && !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
+      i = (j < s.size() && s[j] == '\x1b') ? j + 1 : j;
+    } else if (kind >= 0x20 && kind <= 0x2f) {  // intermediates, then a final byte 0x30-0x7e
+      while (j < s.size() && s[j] >= 0x20 && s[j] <= 0x2f) ++j;
+      i = (j < s.size() && s[j] >= 0x30 && s[j] <= 0x7e) ? j : j - 1;
+    } else {
+      i += 1;  // ESC and one byte
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 TEST_SUITE("text_util") {
 TEST_CASE("text_util: terminal escapes are removed") {
@@ -11,6 +46,27 @@ TEST_CASE("text_util: terminal escapes are removed") {
   CHECK(strip_terminal_escapes("a\x1b]8;;http://x\x1b\\link") == "alink");
   CHECK(strip_terminal_escapes("plain") == "plain");
   CHECK(strip_terminal_escapes("cut\x1b[") == "cut");
+  CHECK(strip_terminal_escapes("cut\x1b") == "cut");
+  CHECK(strip_terminal_escapes("a\x1b(B\x1b[mb") == "ab");  // tput sgr0: a charset, then SGR
+  CHECK(strip_terminal_escapes("a\x1b=b") == "ab");            // ESC and one byte
+  CHECK(strip_terminal_escapes("a\x1b(\x1b[1mb") == "ab");     // no final byte: the next ESC starts anew
+  CHECK(strip_terminal_escapes("a\x1b]0;never ended") == "a");
+}
+
+TEST_CASE("text_util: escapes removed into a reused buffer, as the byte-wise grammar says") {
+  // Random texts over the bytes that matter to the grammar: each kind of sequence, cut ones,
+  // nested ESCs, and runs of plain text between them.
+  const char alphabet[] = {'\x1b', '[', ']', 'P', '_', '^', '\x07', '\\', 'm', '1', ';', 'a', ' ', '(', '#', 'B', '\x80'};
+  std::mt19937 random(1204);
+  std::string out = "stale text from the last line";
+  for (int round = 0; round < 20000; ++round) {
+    std::string s(random() % 24, ' ');
+    for (char& c : s) c = alphabet[random() % sizeof alphabet];
+    CAPTURE(s);
+    strip_terminal_escapes(s, out);
+    CHECK(out == strip_reference(s));
+    CHECK(strip_terminal_escapes(s) == out);
+  }
 }
 
 TEST_CASE("text_util: UTF-8 validation and repair") {
