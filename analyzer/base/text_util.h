@@ -7,8 +7,9 @@
 
 namespace megatriage {
 
-/// Removes ANSI/VT escape sequences (CSI `ESC [ ... final`, OSC `ESC ] ... BEL|ESC \`, `ESC`
-/// intermediates final as `ESC ( B`, two-byte `ESC x`) and returns the rest. Requires: nothing; returns `s` unchanged when it has no ESC.
+/// Removes ANSI/VT escape sequences (CSI `ESC [ ... final`, OSC `ESC ] ... BEL|ESC \`, ESC with
+/// intermediates and a final byte as `ESC ( B`, two-byte `ESC x`) and returns the rest. Requires:
+/// nothing; returns `s` unchanged when it has no ESC.
 std::string strip_terminal_escapes(std::string_view s);
 /// The same into `out` (replaced), reusing its buffer: a coloured log has escapes on every line.
 void strip_terminal_escapes(std::string_view s, std::string& out);

@@ -343,7 +343,7 @@ class FileAnalyzer : public LineSink {
   // A traceback past its exception line waits for its message's next lines, which its writer
   // prints right after it. A writer that prints nothing more (a rank that died: its `[rankN]:`
   // lines stop there) would keep it open to the end of the file, and every line of the other
-  // writers on the slow path with it (a 300 MB srun file: half again the time). Once the file
+  // writers on the slow path with it (an interleaved srun file: its whole analysis). Once the file
   // has gone kStaleLines lines without one of that writer's, the traceback ends as it would at
   // the end of the file. Looked at every kStaleCheckLines lines while anything is open.
   static constexpr std::uint64_t kStaleLines = 10000;

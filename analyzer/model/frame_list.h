@@ -1,6 +1,6 @@
 // The frames of one exception block, packed: their texts in one buffer and a small record per
 // frame, where a Frame holds three strings of its own. A job of thousands of ranks keeps a
-// traceback of each until the report (tree d: 27,609 frames, a fifth of what its analysis kept).
+// traceback of each until the report, and their frames were a large part of what it kept.
 // Read as Frame values; the report copies the few it shows (RootCauseReport::frames).
 #pragma once
 
