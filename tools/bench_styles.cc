@@ -15,6 +15,9 @@
 //   pdsh     ONE file as the DeepSpeed launcher writes it through pdsh: `node012: ` in front of
 //            every line, DeepSpeed's `[2026-11-29 10:00:00,123] [INFO] [timer.py:264:stop]`
 //            stamps, NCCL INFO and UserWarning lines
+//   coloured the logging style as a job with a terminal (`srun --pty`, FORCE_COLOR=1) writes it:
+//            colorlog's colours on every stamp and level, `ESC[2m2026-11-29 10:00:00,123ESC[0m
+//            - ESC[32mINFOESC[0m - ...`, and Python 3.13's coloured tracebacks
 //
 // The job: 128 ranks, 16 nodes of 8 GPUs. Rank 77 (node010, local rank 5) raises
 // torch.OutOfMemoryError in its backward pass; every other rank's NCCL watchdog fires 10
@@ -56,7 +59,7 @@ constexpr std::int64_t kStart = 10 * 3600 * kUs;  // 2026-11-29 10:00:00
 constexpr std::int64_t kIterUs = 1912 * 1000;
 constexpr std::int64_t kTimeoutUs = 600 * kUs;
 
-enum class Style { Mixed, Logging, Srun, Pdsh };
+enum class Style { Mixed, Logging, Srun, Pdsh, Coloured };
 
 using bench::appendf;
 using bench::Clock;
@@ -117,6 +120,45 @@ void user_warning(std::string& o) {
 
 std::int64_t iter_time(int k) { return kStart + 90 * kUs + static_cast<std::int64_t>(k) * kIterUs; }
 
+// `text` as the coloured style writes it: colorlog's colours on a logging stamp and level, and
+// Python 3.13's on a traceback's frames and exception (`File "x.py", line 3, in f` with the
+// path, line and function magenta; the exception's name bold magenta, its message magenta).
+void colour(std::string_view text, std::string& o) {
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl == std::string_view::npos ? text.size() : nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    std::size_t level_end = line.find(" - ", 26);
+    std::size_t comma = line.find("\", line ");
+    std::size_t in = line.find(", in ");
+    std::size_t colon = line.find(": ");
+    if (line.size() > 26 && line.substr(0, 5) == "2026-" && line.substr(23, 3) == " - " && level_end != std::string_view::npos) {
+      std::string_view level = line.substr(26, level_end - 26);
+      const char* shade = level == "INFO" ? "32" : level == "WARNING" ? "33" : level == "ERROR" ? "31" : "36";
+      appendf(o, "\x1b[2m%.23s\x1b[0m - \x1b[%sm%.*s\x1b[0m", line.data(), shade, static_cast<int>(level.size()), level.data());
+      o.append(line.substr(level_end));
+    } else if (line.substr(0, 8) == "  File \"" && comma != std::string_view::npos && in != std::string_view::npos) {
+      o += "  File \x1b[35m";
+      o.append(line.substr(7, comma + 1 - 7));
+      o += "\x1b[0m, line \x1b[35m";
+      o.append(line.substr(comma + 8, in - comma - 8));
+      o += "\x1b[0m, in \x1b[35m";
+      o.append(line.substr(in + 5));
+      o += "\x1b[0m";
+    } else if (colon != std::string_view::npos && line.substr(0, colon).find_first_of(" [") == std::string_view::npos &&
+               line.substr(0, colon).find("Error") != std::string_view::npos) {
+      o += "\x1b[1;35m";
+      o.append(line.substr(0, colon));
+      o += "\x1b[0m: \x1b[35m";
+      o.append(line.substr(colon + 2));
+      o += "\x1b[0m";
+    } else {
+      o.append(line);
+    }
+    if (nl != std::string_view::npos) o += '\n';
+  }
+}
+
 // One training iteration of one rank, as its process writes it (no per-line head).
 void iteration(Style style, int rank, int k, std::string& o) {
   Rng r(static_cast<std::uint64_t>(rank) + 1, static_cast<std::uint64_t>(k) + 1);
@@ -124,6 +166,12 @@ void iteration(Style style, int rank, int k, std::string& o) {
   double loss = 7.5 * std::max(0.3, 1.0 - k / 4000.0) + r.unit() * 0.05;
   Clock c = clock_of(t);
   switch (style) {
+    case Style::Coloured: {
+      std::string plain;
+      iteration(Style::Logging, rank, k, plain);
+      colour(plain, o);
+      return;
+    }
     case Style::Mixed:
       for (int i = 0; i < 4; ++i) nccl_coll(o, rank, static_cast<std::uint64_t>(k) * 4 + i, r);
       appendf(o, "[rank%d]:", rank);
@@ -260,7 +308,8 @@ void with_head(const std::string& head, std::string_view text, std::string& o) {
 std::uint64_t write_per_rank(Style style, int iters, const std::filesystem::path& logs) {
   std::uint64_t total = 0;
   std::string text;
-  const char* name = style == Style::Logging ? "nemo" : "gpt";
+  const bool logging = style == Style::Logging || style == Style::Coloured;
+  const char* name = logging ? "nemo" : "gpt";
   for (int rank = 0; rank < kRanks; ++rank) {
     File f(logs / (std::string(name) + "-" + std::to_string(kJobId) + "-" + std::to_string(rank) + ".out"));
     for (int k = 1; k <= iters; ++k) {
@@ -269,11 +318,16 @@ std::uint64_t write_per_rank(Style style, int iters, const std::filesystem::path
       f.put(text);
     }
     text.clear();
-    if (style == Style::Logging && rank == kRootRank) {
+    if (logging && rank == kRootRank) {
       asctime(text, iter_time(iters) + 1340 * 1000);
       text += " - ERROR - nemo.collections.llm.api - training step failed, see the traceback below\n";
     }
     ending(style, rank, iters, text);
+    if (style == Style::Coloured) {
+      std::string coloured;
+      colour(text, coloured);
+      text.swap(coloured);
+    }
     f.put(text);
     total += f.bytes;
   }
@@ -333,7 +387,7 @@ std::uint64_t write_interleaved(Style style, int iters, const std::filesystem::p
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: bench_styles mixed|logging|srun|pdsh OUTDIR TARGET_MB\n");
+    std::fprintf(stderr, "usage: bench_styles mixed|logging|srun|pdsh|coloured OUTDIR TARGET_MB\n");
     return 2;
   }
   std::string_view name = argv[1];
@@ -342,6 +396,7 @@ int main(int argc, char** argv) {
   else if (name == "logging") style = Style::Logging;
   else if (name == "srun") style = Style::Srun;
   else if (name == "pdsh") style = Style::Pdsh;
+  else if (name == "coloured") style = Style::Coloured;
   else {
     std::fprintf(stderr, "bench_styles: unknown style '%s'\n", argv[1]);
     return 2;

@@ -7,31 +7,28 @@
 
 namespace megatriage {
 
-namespace {
-
-// Where the escape sequence starting at s[esc] (an ESC) ends: the index after it, at most
-// s.size(). An unfinished sequence runs to the end.
-std::size_t escape_end(std::string_view s, std::size_t esc) {
-  if (esc + 1 >= s.size()) return s.size();
+std::size_t terminal_escape_end(std::string_view s, std::size_t esc) {
+  // A sequence ends at a line break at the latest (as if the text ended there): in a buffer of
+  // many lines, one cut off at the end of its line must not swallow the next.
+  auto ends = [&](std::size_t j) { return j >= s.size() || s[j] == '\n' || s[j] == '\r'; };
+  if (ends(esc + 1)) return esc + 1;
   const char kind = s[esc + 1];
   std::size_t j = esc + 2;
   if (kind == '[') {  // CSI: parameters and intermediates, then a final byte 0x40-0x7e
-    while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7e)) ++j;
-    return j < s.size() ? j + 1 : s.size();
+    while (!ends(j) && !(s[j] >= 0x40 && s[j] <= 0x7e)) ++j;
+    return ends(j) ? j : j + 1;
   }
   if (kind == ']' || kind == 'P' || kind == '_' || kind == '^') {  // OSC/DCS/APC/PM: to BEL or ESC \.
-    while (j < s.size() && s[j] != '\x07' && !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
-    if (j >= s.size()) return s.size();
+    while (!ends(j) && s[j] != '\x07' && !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
+    if (ends(j)) return j;
     return s[j] == '\x1b' ? j + 2 : j + 1;
   }
   if (kind >= 0x20 && kind <= 0x2f) {  // intermediates, then a final byte: `ESC ( B` (tput sgr0)
-    while (j < s.size() && s[j] >= 0x20 && s[j] <= 0x2f) ++j;
-    return j < s.size() && s[j] >= 0x30 && s[j] <= 0x7e ? j + 1 : j;
+    while (!ends(j) && s[j] >= 0x20 && s[j] <= 0x2f) ++j;
+    return !ends(j) && s[j] >= 0x30 && s[j] <= 0x7e ? j + 1 : j;
   }
   return esc + 2;  // two-byte escape
 }
-
-}  // namespace
 
 void strip_terminal_escapes(std::string_view s, std::string& out) {
   out.clear();
@@ -42,8 +39,24 @@ void strip_terminal_escapes(std::string_view s, std::string& out) {
     const std::size_t at = esc == nullptr ? s.size() : static_cast<std::size_t>(static_cast<const char*>(esc) - s.data());
     out.append(s.data() + i, at - i);
     if (at == s.size()) break;
-    i = escape_end(s, at);
+    i = terminal_escape_end(s, at);
   }
+}
+
+std::size_t strip_terminal_escapes_in_place(char* text, std::size_t size) {
+  const std::string_view s(text, size);
+  const void* first = std::memchr(text, '\x1b', size);
+  if (first == nullptr) return size;
+  auto out = static_cast<std::size_t>(static_cast<const char*>(first) - text);
+  for (std::size_t i = out; i < size;) {  // s[i] is an ESC
+    i = terminal_escape_end(s, i);
+    const void* esc = std::memchr(text + i, '\x1b', size - i);
+    const std::size_t at = esc == nullptr ? size : static_cast<std::size_t>(static_cast<const char*>(esc) - text);
+    std::memmove(text + out, text + i, at - i);
+    out += at - i;
+    i = at;
+  }
+  return out;
 }
 
 std::string strip_terminal_escapes(std::string_view s) {

@@ -143,6 +143,7 @@ class FileAnalyzer : public LineSink {
     search.lazy_stamps = options_.lazy_stamps;
     search.lazy_after_lines = options_.lazy_after_lines;
     search.lazy_regions = options_.lazy_regions;
+    search.strip_escapes = true;
     LineSearcher searcher(source, diags_, file_.display_path, search);
     switch (searcher.start()) {
       case SourceStart::Empty: return finish_result();
@@ -205,6 +206,10 @@ class FileAnalyzer : public LineSink {
     result_.named_ranks = rank_mentions_.ranks();
     result_.facts = facts_.take();
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
+    // In the order of the lines where each was first seen, whichever path saw it first: the
+    // searcher reports the escapes of a whole buffer before the sink sees its lines.
+    std::stable_sort(result_.diagnostics.begin(), result_.diagnostics.end(),
+                     [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
     return std::move(result_);
   }
@@ -239,21 +244,11 @@ class FileAnalyzer : public LineSink {
     const bool triggered = hit.triggered, needle = hit.needle;
     const std::vector<int>* candidates = hit.candidates;
     const std::uint8_t may_hold = hit.may_hold;
-    bool may_stamp = hit.may_stamp;
-    std::string_view text = line.text;
-    if ((may_hold & kWatchEscape) != 0 && std::memchr(text.data(), '\x1b', text.size()) != nullptr) {
-      candidates = nullptr;  // the needles are looked for in the text without escapes
-      may_stamp = true;      // and so is a stamp (an escape may have split one)
-      // Coloured output (FORCE_COLOR, Python 3.13 tracebacks): match on the plain text.
-      strip_terminal_escapes(text, scratch_);
-      text = scratch_;
-      if (!reported_escapes_) {
-        reported_escapes_ = true;
-        diags_.add(Severity::Info, "extract.terminal-escapes",
-                   "terminal escape sequences removed before matching", file_.display_path,
-                   line.number);
-      }
-    }
+    const bool may_stamp = hit.may_stamp;
+    // Coloured output (FORCE_COLOR, Python 3.13 tracebacks) comes without its escapes
+    // (SearchOptions::strip_escapes).
+    const std::string_view text = line.text;
+    if (line.escapes_removed) on_escapes_removed(line.number);
     LinePrefix prefix = parse_prefix(text);
     const std::string_view named_body = prefix.body;  // before learnt prefixes: stamps look here first
     layers_.clear();
@@ -303,9 +298,7 @@ class FileAnalyzer : public LineSink {
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
     // A body that failed before up to its stamp fails again (UnmatchedLines).
     std::vector<RuleMatch> matches;
-    // (Only bodies of the line itself: one with its escapes stripped lies in scratch_.)
-    const std::size_t body_at =
-        text.data() == line.text.data() ? static_cast<std::size_t>(body.data() - text.data()) : LineHit::kNoStamp;
+    const auto body_at = static_cast<std::size_t>(body.data() - text.data());
     const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && body_at <= hit.stamp_at;
     if (needle && !(memo && unmatched_.seen(body, hit.stamp_at - body_at))) {
       matches = matcher_.match(body, AppliesTo::Line, candidates);
@@ -323,6 +316,15 @@ class FileAnalyzer : public LineSink {
       push(std::move(e), stream, stamp.has_value());
     }
     update_busy(stream);
+  }
+
+  // Reported once per file, at the first line that held one, whether they were removed from a
+  // whole buffer (most lines of a coloured log) or from one line (LineView::escapes_removed).
+  void on_escapes_removed(std::uint64_t line) override {
+    if (reported_escapes_) return;
+    reported_escapes_ = true;
+    diags_.add(Severity::Info, "extract.terminal-escapes", "terminal escape sequences removed before matching",
+               file_.display_path, line);
   }
 
   // Counts the streams inside a traceback or an arguments dump (open_structures_).
@@ -865,7 +867,6 @@ class FileAnalyzer : public LineSink {
   std::size_t awaiting_total_ = 0;
   std::vector<StreamKey> busy_keys_;  // the busy streams: open_structures_ is their number
   std::uint64_t next_stale_check_ = 0;  // end_stale_tracebacks()
-  std::string scratch_;
   bool reported_escapes_ = false;
   bool reported_utf8_ = false;
   bool reported_backwards_ = false;
@@ -994,6 +995,7 @@ void IncrementalAnalyzer::start(bool ended) {
   search.split = options_.split;
   search.triggers = options_.triggers;
   search.follow = true;
+  search.strip_escapes = true;
   searcher_ = std::make_unique<LineSearcher>(*appended_, diags_, file_.display_path, search);
   if (ended) searcher_->end_input();
   switch (searcher_->start()) {

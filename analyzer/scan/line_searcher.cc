@@ -33,6 +33,8 @@ LineSearcher::LineSearcher(ByteSource& source, DiagnosticSink& diags, std::strin
   lazy_allowed_ = options.lazy_stamps;
   lazy_after_lines_ = std::max<std::uint64_t>(options.lazy_after_lines, 1);
   lazy_regions_ = options.lazy_regions;
+  strip_escapes_ = options.strip_escapes;
+  if (strip_escapes_ && triggers_ != nullptr) escape_literal_ = triggers_->find_literal("\x1b");
   if (follow_) splitter_.follow();
   hits_.clear();
 }
@@ -75,9 +77,12 @@ void LineSearcher::search(LineSink& sink) {
 }
 
 void LineSearcher::search_every_line(LineSink& sink) {
-  LineView line;
+  RawLine raw;
   const LineHit every;
-  while (splitter_.next(line)) sink.on_line(line, every);
+  while (splitter_.next_raw(raw)) {
+    raw.has_esc = strip_escapes_ && std::memchr(raw.data, '\x1b', raw.size) != nullptr;
+    sink.on_line(splitter_.clean(raw), every);
+  }
   if (bytes_done_ != nullptr && splitter_.at_end())
     bytes_done_->fetch_add(splitter_.bytes_read(), std::memory_order_relaxed);
 }
@@ -119,6 +124,8 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         hits.clear();
         next_hit = 0;
         std::string_view region = splitter_.lookahead(hits_base);
+        const std::size_t region_bytes = region.size();  // as read (progress counts the input's)
+        if (stripping_ && splitter_.strip_escapes_ahead(raw) != 0) region = splitter_.lookahead(hits_base);
         // Lazy stamps where three lines in four of the last region (of `lazy_after_lines`, by
         // default 64, or more) were taken as runs; not for a followed file (its regions are a
         // few lines each).
@@ -126,15 +133,21 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         bool lazy = lazy_allowed_ && !follow_ && lines >= lazy_after_lines_ && 4 * region_run_lines_ >= 3 * lines;
         region_lines_ = splitter_.lines_read();
         region_run_lines_ = 0;
-        if (chunked_ != nullptr && chunked_->hits_in(hits_base, region.size(), hits))
+        // (Searched ahead in the input's bytes: of no use once escapes are removed.)
+        if (!stripping_ && chunked_ != nullptr && chunked_->hits_in(hits_base, region.size(), hits))
           lazy = false;  // searched ahead, stamps and all
         else
           triggers.scan(region, hits, !lazy);
+        if (!stripping_ && escape_literal_ != TriggerScanner::kStamp && starts_stripping(sink, raw, region, hits)) {
+          hits.clear();
+          if (splitter_.strip_escapes_ahead(raw) != 0) region = splitter_.lookahead(hits_base);
+          triggers.scan(region, hits, !lazy);
+        }
         scanned_end = hits_base + region.size();
         lazy_stamps_ = lazy;
         stamps_until_ = lazy ? hits_base : scanned_end;
         if (lazy && lazy_regions_ != nullptr) ++*lazy_regions_;
-        if (bytes_done_ != nullptr) bytes_done_->fetch_add(region.size(), std::memory_order_relaxed);
+        if (bytes_done_ != nullptr) bytes_done_->fetch_add(region_bytes, std::memory_order_relaxed);
       }
       const std::uint64_t line_end = raw.offset + raw.size;
       while (next_hit < hits.size() && hits_base + hits[next_hit].end < raw.offset) ++next_hit;
@@ -147,6 +160,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         }
         else if (first_stamp == 0)
           first_stamp = hits_base + h.end;
+        raw.has_esc = raw.has_esc || h.literal == escape_literal_;
         // A needle hit without a literal is the failed search's "look at every line".
         may_hold |= h.needle && h.literal == TriggerScanner::kStamp ? 0xff : triggers.watch_bits(h.literal);
         if (!h.needle) return;
@@ -167,6 +181,8 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         stamps_until_ = std::min(line_end + 1, scanned_end);
       }
     }
+    // (A cut line's hits are not gathered.)
+    if (raw.cut && strip_escapes_) raw.has_esc = std::memchr(raw.data, '\x1b', raw.size) != nullptr;
     if (hit || sink.wants_every_line()) {
       if (named && candidates_.size() > 1) {
         std::sort(candidates_.begin(), candidates_.end());
@@ -178,13 +194,22 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
       line_hit.may_hold = may_hold;
       line_hit.may_stamp = stamped;
       line_hit.may_anchor = anchor;
-      const LineView line = splitter_.clean(raw);
+      LineView line = splitter_.clean(raw);
       // A stamp ends 7 bytes after it starts (`HH:MM:SS`); cleaning that moved the text (a `\r`
       // frame) moves it too, and such a line is shown as any other.
       if (first_stamp != 0 && line.text.data() == raw.data) {
         line_hit.stamp_at = static_cast<std::uint32_t>(first_stamp - 7 - raw.offset);
         line_hit.only_stamps = !other;
       }
+      if (line.escapes_removed) {
+        // The search saw the text with them: a needle or a stamp they split is whole now, and
+        // the stamp has moved.
+        line_hit.candidates = nullptr;
+        line_hit.may_stamp = true;
+        line_hit.stamp_at = LineHit::kNoStamp;
+        line_hit.only_stamps = false;
+      }
+      if (splitter_.stripped_escapes()) line.offset = splitter_.file_offset(line.offset);
       sink.on_line(line, line_hit);
       if (sink.stamp_run_ready() && scanned_end > 0)
         offer_stamp_run(sink, hits, next_hit, hits_base, scanned_end, uncertain);
@@ -193,6 +218,17 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
   next_hit_ = next_hit;
   hits_base_ = hits_base;
   scanned_end_ = scanned_end;
+}
+
+bool LineSearcher::starts_stripping(LineSink& sink, const RawLine& line, std::string_view region,
+                                    const std::vector<TriggerScanner::Hit>& hits) {
+  auto escape = std::find_if(hits.begin(), hits.end(),
+                             [&](const TriggerScanner::Hit& h) { return h.literal == escape_literal_; });
+  if (escape == hits.end()) return false;
+  stripping_ = true;
+  const auto newlines = std::count(region.begin(), region.begin() + escape->end, '\n');
+  sink.on_escapes_removed(line.number + static_cast<std::uint64_t>(newlines));
+  return true;
 }
 
 // The stamp-only lines ahead, offered to the sink straight from the buffer: in a stamped log
@@ -229,7 +265,9 @@ void LineSearcher::offer_stamp_lines(LineSink& sink, std::vector<TriggerScanner:
     }
     // A stamp hit ends at the last digit of its `HH:MM:SS`.
     const auto stamp_at = static_cast<std::uint32_t>(hits_base + hits[h].end - 7 - line.offset);
-    if (!sink.on_stamp_line(line, stamp_at, may_hold)) return;
+    LineView shown = line;
+    if (splitter_.stripped_escapes()) shown.offset = splitter_.file_offset(line.offset);
+    if (!sink.on_stamp_line(shown, stamp_at, may_hold)) return;
     splitter_.take_peeked(line);
     next_hit = k;
     if (sink.stamp_run_ready()) offer_stamp_run(sink, hits, next_hit, hits_base, scanned_end, may_hold);

@@ -93,6 +93,9 @@ class LineSink {
     (void)run;
     return {};
   }
+  /// The searcher removes terminal escapes from the lines from now on (SearchOptions::
+  /// strip_escapes); `line` is the first that held one. Called once per file.
+  virtual void on_escapes_removed(std::uint64_t line) { (void)line; }
   /// Read by the searcher before each line; not virtual, so skipping costs no call.
   bool wants_every_line() const { return open_structures_ > 0; }
   /// Whether on_stamp_run() may take lines after the line just shown; read by the searcher after
@@ -132,6 +135,14 @@ struct SearchOptions {
   std::uint64_t lazy_after_lines = 64;
   /// Counts the regions searched without stamps, when set (tests).
   std::uint64_t* lazy_regions = nullptr;
+  /// Terminal escape sequences are removed from the lines shown (LineView::escapes_removed says
+  /// which lost some). From the first region where the search finds an ESC on, they are removed
+  /// from each region before it is searched (LineSplitter::strip_escapes_ahead), so that a
+  /// coloured log takes the paths of a plain one; the sink is told (on_escapes_removed()), and
+  /// the offsets it gets stay the input's. Lines that keep theirs (one with a NUL, a cut one)
+  /// lose them in LineSplitter::clean(), and the search says nothing of them (any rule, any
+  /// stamp). The trigger search must look for ESC, as a needle.
+  bool strip_escapes = false;
 };
 
 class LineSearcher {
@@ -177,6 +188,10 @@ class LineSearcher {
   void offer_stamp_run(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits, std::size_t& next_hit,
                        std::uint64_t hits_base, std::uint64_t scanned_end, std::uint8_t may_hold);
   void search_every_line(LineSink& sink);
+  // Whether `hits` (of `region`, which starts with `line`) hold an ESC: escapes are then removed
+  // from here on, and the sink told.
+  bool starts_stripping(LineSink& sink, const RawLine& line, std::string_view region,
+                        const std::vector<TriggerScanner::Hit>& hits);
   // Lazy stamps: the hits get the stamps of the lines before the one of stream offset `until`
   // that were not looked for yet (or of the whole region, when many hits are left).
   void find_stamps_before(std::uint64_t until, std::vector<TriggerScanner::Hit>& hits, std::size_t next_hit,
@@ -211,6 +226,10 @@ class LineSearcher {
   std::uint64_t stamps_until_ = 0;
   std::uint64_t region_lines_ = 0, region_run_lines_ = 0;  // lines at the region's start; taken as runs since
   std::vector<TriggerScanner::Hit> stamp_scratch_, merged_;
+  // strip_escapes: the literal that is ESC (kStamp: none), and whether escapes are removed.
+  bool strip_escapes_ = false;
+  std::uint16_t escape_literal_ = TriggerScanner::kStamp;
+  bool stripping_ = false;
   std::vector<int> candidates_;  // the current line's candidate rules
   std::string_view head_;        // what start() looked at
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+
+#include "base/text_util.h"
 #include <utility>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -94,6 +96,113 @@ std::size_t first_nul_or_cr(const char* p, std::size_t n) {
   return first_nul_or_cr_scalar(p, n);
 }
 
+// Moves a buffer's text down over the terminal escape sequences it removes (in place: `out`
+// never passes `in`), and records where the line starts move (LineSplitter::Shift).
+class EscapeCompaction {
+ public:
+  // `text` is where the first sequence is; a buffer address plus `stream_base` is its stream
+  // offset; `removed_before` bytes were removed before `text`.
+  EscapeCompaction(char* text, std::uint64_t stream_base, std::uint64_t removed_before,
+                   std::vector<LineSplitter::Shift>& shifts)
+      : in_(text), out_(text), stream_base_(stream_base), removed_before_(removed_before), shifts_(shifts) {}
+
+  std::size_t removed() const { return static_cast<std::size_t>(in_ - out_); }
+
+  // Removes the sequences of the text up to `until` (a line start, or the end of the text).
+  void strip_to(const char* until) {
+    // Locals, not members: a store through a char* may alias any member, which the compiler
+    // would then load again after each one.
+    const char* in = in_;
+    char* out = out_;
+    bool new_line = new_line_;
+#if defined(__x86_64__)
+    // 16 bytes at a time (SSE2): a coloured line has a sequence every few dozen bytes, too close
+    // together for a memchr and a memmove each.
+    const __m128i escape = _mm_set1_epi8('\x1b'), newline = _mm_set1_epi8('\n');
+    while (in + 16 <= until) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+      const auto escapes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, escape)));
+      const auto newlines = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)));
+      if (escapes == 0) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+        in += 16;
+        out += 16;
+        new_line = new_line || newlines != 0;
+        continue;
+      }
+      const auto k = static_cast<unsigned>(__builtin_ctz(escapes));
+      // All 16 bytes may be stored only where they cannot land on bytes not read yet.
+      if (in == out || in - out >= 16)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+      else
+        std::memmove(out, in, k);
+      in += k;
+      out += k;
+      new_line = new_line || (newlines & ((1U << k) - 1)) != 0;
+      in += sequence_length(in, until);
+      record_shift(in, out, new_line);
+      new_line = false;
+    }
+#endif
+    // The rest (all of it without SSE2): a run at a time.
+    while (in < until) {
+      const void* next = std::memchr(in, '\x1b', static_cast<std::size_t>(until - in));
+      const char* run_end = next != nullptr ? static_cast<const char*>(next) : until;
+      const auto run = static_cast<std::size_t>(run_end - in);
+      new_line = new_line || std::memchr(in, '\n', run) != nullptr;
+      std::memmove(out, in, run);
+      in += run;
+      out += run;
+      if (next == nullptr) break;
+      in += sequence_length(in, until);
+      record_shift(in, out, new_line);
+      new_line = false;
+    }
+    in_ = in;
+    out_ = out;
+    new_line_ = new_line;
+  }
+
+  // Moves the text up to `until` (a line start) down as it is: lines that keep their escapes.
+  void copy_to(const char* until) {
+    const auto run = static_cast<std::size_t>(until - in_);
+    new_line_ = new_line_ || std::memchr(in_, '\n', run) != nullptr;
+    std::memmove(out_, in_, run);
+    in_ += run;
+    out_ += run;
+  }
+
+ private:
+  // The length of the sequence at `at` (an ESC), which ends before `until` (terminal_escape_end()
+  // stops at a '\n'). Most are colours, `ESC [ 1;32 m`: parameter bytes (0x30-0x3f) and a final
+  // byte, read here; the others as terminal_escape_end() says.
+  static std::size_t sequence_length(const char* at, const char* until) {
+    if (at + 1 < until && at[1] == '[') {
+      const char* p = at + 2;
+      while (p < until && *p >= 0x30 && *p <= 0x3f) ++p;
+      if (p < until && *p >= 0x40 && *p <= 0x7e) return static_cast<std::size_t>(p + 1 - at);
+    }
+    return terminal_escape_end(std::string_view(at, static_cast<std::size_t>(until - at)), 0);
+  }
+
+  // Only line starts are ever mapped (file_offset()): one shift per line, from its last sequence
+  // on (`in` and `out` are after it).
+  void record_shift(const char* in, char* out, bool new_line) {
+    const LineSplitter::Shift shift{stream_base_ + reinterpret_cast<std::uintptr_t>(out),
+                                    removed_before_ + static_cast<std::uint64_t>(in - out)};
+    if (new_line)
+      shifts_.push_back(shift);
+    else
+      shifts_.back() = shift;
+  }
+
+  const char* in_;
+  char* out_;
+  std::uint64_t stream_base_, removed_before_;
+  std::vector<LineSplitter::Shift>& shifts_;
+  bool new_line_ = true;  // a '\n' was passed since the last shift: the next one is another line's
+};
+
 // The last buffer a splitter on this thread released, for the next file: a fresh 1 MiB
 // allocation per file costs page faults and heap trimming that dominate small files.
 struct SpareBuffer {
@@ -134,6 +243,7 @@ void LineSplitter::park() {
   if (!buffer_) return;
   parked_.assign(buffer_.get() + begin_, end_ - begin_);
   consumed_offset_ += begin_;
+  forget_shifts_before(consumed_offset_);
   next_nul_ -= std::min(next_nul_, begin_);
   next_cr_ -= std::min(next_cr_, begin_);
   last_start_ -= std::min(last_start_, begin_);
@@ -166,6 +276,7 @@ bool LineSplitter::refill() {
   if (begin_ > 0) {
     std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     consumed_offset_ += begin_;
+    forget_shifts_before(consumed_offset_);
     next_nul_ -= std::min(next_nul_, begin_);
     next_cr_ -= std::min(next_cr_, begin_);
     last_start_ -= std::min(last_start_, begin_);
@@ -226,7 +337,8 @@ void LineSplitter::report(bool& reported, const char* code, std::string message,
   diags_.add(std::move(repeat));
 }
 
-std::string_view LineSplitter::clean(char* text, std::size_t size, bool has_nul, bool has_cr) {
+std::string_view LineSplitter::clean(char* text, std::size_t size, bool has_nul, bool has_cr, bool has_esc,
+                                     bool& escapes_removed) {
   if (char* nul = has_nul ? static_cast<char*>(std::memchr(text, '\0', size)) : nullptr) {
     char* end = text + size;
     for (; nul != nullptr; nul = static_cast<char*>(std::memchr(nul, '\0', end - nul))) *nul = ' ';
@@ -234,6 +346,12 @@ std::string_view LineSplitter::clean(char* text, std::size_t size, bool has_nul,
            "NUL bytes in the text (replaced by spaces); first seen on this line",
            "usually a file that was preallocated or cut by a crashed node; the count is "
            "the number of lines with NULs");
+  }
+  // Escapes before frames: a terminal shows a frame's text without them, whatever the frames.
+  if (has_esc) {
+    const std::size_t plain = strip_terminal_escapes_in_place(text, size);
+    escapes_removed = plain < size;
+    size = plain;
   }
   if (!has_cr) return std::string_view(text, size);
   // CRLF, and the blank redraws some progress bars end with.
@@ -258,7 +376,7 @@ LineView LineSplitter::clean(const RawLine& raw) {
   line.number = raw.number;
   line.offset = raw.offset;
   line.cut = raw.cut;
-  line.text = clean(raw.data, raw.size, raw.has_nul, raw.has_cr);
+  line.text = clean(raw.data, raw.size, raw.has_nul, raw.has_cr, raw.has_esc, line.escapes_removed);
   return line;
 }
 
@@ -271,6 +389,84 @@ std::string_view LineSplitter::lookahead(std::uint64_t& offset) const {
     stop = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - buffer_.get()) + 1 : begin_;
   }
   return std::string_view(buffer_.get() + last_start_, stop - last_start_);
+}
+
+std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
+  std::uint64_t region_offset = 0;
+  const std::string_view region = lookahead(region_offset);
+  if (region.empty() || line.has_nul) return 0;
+  const void* found = std::memchr(region.data(), '\x1b', region.size());
+  if (found == nullptr) return 0;
+  char* const buf = buffer_.get();
+  const std::size_t from = last_start_, stop = from + region.size();
+  const auto first = static_cast<std::size_t>(static_cast<const char*>(found) - buf);
+  const void* nl = first > from ? ::memrchr(buf + from, '\n', first - from) : nullptr;
+  const std::size_t first_line = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - buf) + 1 : from;
+
+  EscapeCompaction compaction(buf + first, consumed_offset_ - reinterpret_cast<std::uintptr_t>(buf), removed_, shifts_);
+  std::uint64_t lines = 0;
+  if (next_nul_ >= stop && count_short_lines(buf + first_line, stop - first_line, options_.max_line_bytes, lines)) {
+    compaction.strip_to(buf + stop);
+  } else {
+    // A line with a NUL, or one longer than the limit, keeps its escapes for clean(), which
+    // removes them after turning NULs into spaces, or from the part of a cut line that is kept.
+    std::size_t nul = next_nul_;
+    for (std::size_t at = first_line; at < stop;) {
+      const void* end_nl = std::memchr(buf + at, '\n', stop - at);
+      const std::size_t end = end_nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(end_nl) - buf) : stop;
+      const std::size_t next = std::min(end + 1, stop);
+      if (nul < at) {
+        const void* n = std::memchr(buf + at, '\0', stop - at);
+        nul = n != nullptr ? static_cast<std::size_t>(static_cast<const char*>(n) - buf) : stop;
+      }
+      if (end - at > options_.max_line_bytes || nul < end) {
+        compaction.strip_to(buf + std::max(at, first));
+        compaction.copy_to(buf + next);
+      }
+      at = next;
+    }
+    compaction.strip_to(buf + stop);
+  }
+  const std::size_t removed = compaction.removed();
+  if (removed == 0) return 0;
+  std::memmove(buf + stop - removed, buf + stop, end_ - stop);
+  removed_ += removed;
+  end_ -= removed;
+  // The line last returned, and the next line's start, when a sequence was removed from it.
+  if (first < from + line.size) {
+    if (begin_ == from + line.size + 1) {  // it ended with a '\n' (else it ended the input)
+      line.size = static_cast<std::size_t>(static_cast<const char*>(std::memchr(buf + from, '\n', end_ - from)) - (buf + from));
+      begin_ = from + line.size + 1;
+    } else {
+      line.size = end_ - from;
+      begin_ = end_;
+    }
+  }
+  // The first NUL and '\r' from begin_ on (none: the buffer's end).
+  if (next_nul_ >= stop)
+    next_nul_ = next_nul_ >= end_ + removed ? end_ : next_nul_ - removed;
+  else
+    find_next_nul(begin_);
+  if (next_cr_ >= stop)
+    next_cr_ = next_cr_ >= end_ + removed ? end_ : next_cr_ - removed;
+  else if (next_cr_ > first)
+    find_next_cr(begin_);
+  peeked_offset_ = static_cast<std::uint64_t>(-1);
+  return removed;
+}
+
+std::uint64_t LineSplitter::file_offset(std::uint64_t offset) const {
+  auto after = std::upper_bound(shifts_.begin(), shifts_.end(), offset,
+                                [](std::uint64_t o, const Shift& s) { return o < s.at; });
+  return offset + (after == shifts_.begin() ? removed_before_shifts_ : std::prev(after)->removed);
+}
+
+void LineSplitter::forget_shifts_before(std::uint64_t offset) {
+  if (shifts_.empty() || shifts_.front().at > offset) return;
+  auto after = std::upper_bound(shifts_.begin(), shifts_.end(), offset,
+                                [](std::uint64_t o, const Shift& s) { return o < s.at; });
+  removed_before_shifts_ = std::prev(after)->removed;
+  shifts_.erase(shifts_.begin(), after);
 }
 
 bool LineSplitter::skip_lines_before(std::uint64_t target) {
@@ -356,6 +552,7 @@ bool LineSplitter::next_raw(RawLine& line) {
       line.size = line.cut ? max_line : length;
       line.has_nul = next_nul_ < begin_ + line.size;
       line.has_cr = next_cr_ < begin_ + line.size;
+      line.has_esc = false;
       last_start_ = begin_;
       last_cut_ = line.cut;
       if (line.cut) {

@@ -20,6 +20,7 @@ struct LineView {
   std::uint64_t number = 0;  // 1-based, counting '\n'
   std::uint64_t offset = 0;  // byte offset of the line start in the decompressed stream
   bool cut = false;          // the line was longer than the limit; `text` is its head
+  bool escapes_removed = false;  // clean() removed terminal escape sequences (RawLine::has_esc)
 };
 
 /// A line as it lies in the buffer, before clean(): valid until the next call to next_raw().
@@ -31,6 +32,9 @@ struct RawLine {
   bool cut = false;
   bool has_nul = false;      // clean() will replace NULs (and report them)
   bool has_cr = false;       // clean() looks for '\r' (CRLF, progress-bar frames)
+  /// Set by the caller: the line may hold an ESC, and clean() is to remove the terminal escape
+  /// sequences from it (base/text_util.h), before taking a '\r' frame.
+  bool has_esc = false;
 };
 
 struct SplitOptions {
@@ -40,6 +44,13 @@ struct SplitOptions {
 
 class LineSplitter {
  public:
+  /// strip_escapes_ahead(): where the stream offsets of lines move. From `at` on (up to the next
+  /// Shift's) a line's input offset is its stream offset plus `removed`. One per line that lost
+  /// bytes; only the buffer's are kept (refill() drops the others).
+  struct Shift {
+    std::uint64_t at, removed;
+  };
+
   /// Requires: `source` and `diags` outlive the splitter. `display_path` names the file in
   /// diagnostics.
   LineSplitter(ByteSource& source, DiagnosticSink& diags, std::string display_path,
@@ -56,8 +67,8 @@ class LineSplitter {
   /// The same line as next() without clean(): for callers that look at few lines. Every line
   /// later shown in a report must go through clean().
   bool next_raw(RawLine& line);
-  /// What next() makes of a raw line (CR frames, NULs, reports). Mutates the buffer in place;
-  /// call it once per line.
+  /// What next() makes of a raw line (NULs, escapes when `has_esc`, CR frames, reports). Mutates
+  /// the buffer in place; call it once per line.
   LineView clean(const RawLine& line);
   /// The next line, not consumed, when it lies whole in the buffer and next() would return it
   /// as it is: ended by '\n', within the length limit, with no NUL or '\r'. False otherwise
@@ -92,6 +103,21 @@ class LineSplitter {
   /// counted, which skip_lines_before() would count again.
   void take_counted_lines(std::uint64_t end, std::uint64_t lines);
 
+  /// Removes the terminal escape sequences (base/text_util.h) from the lines lookahead() shows,
+  /// in place, moving the bytes after them down: a coloured log is then searched and read as
+  /// plain text. Each line loses what clean() with `has_esc` would take from it. The lines from
+  /// the first that holds a NUL or is longer than the limit on keep theirs (clean() removes
+  /// them after turning NULs into spaces, or from the part of a cut line that is kept). `line`
+  /// is the line last returned (next_raw()); it shrinks by what it lost. Returns the number of
+  /// bytes removed. From then on the splitter's stream offsets are those of the text without
+  /// the sequences; file_offset() gives a line's offset in the input.
+  std::size_t strip_escapes_ahead(RawLine& line);
+  /// The input's offset of the line that starts at stream offset `offset`, which must not be
+  /// before the line last returned: the offset plus the escape bytes removed before it.
+  std::uint64_t file_offset(std::uint64_t offset) const;
+  /// Whether strip_escapes_ahead() removed anything so far (file_offset() is then needed).
+  bool stripped_escapes() const { return removed_ != 0; }
+
   /// From now on a read of 0 means "no more bytes for now" (a file still being written), not the
   /// end: next() then returns false before a partial last line and goes on when called again
   /// after more bytes arrived. Lines, offsets and reports are those of one read of the bytes.
@@ -118,9 +144,12 @@ class LineSplitter {
   void report(bool& reported, const char* code, std::string message, const char* hint);
   bool refill();
   void acquire_buffer();
-  std::string_view clean(char* text, std::size_t size, bool has_nul, bool has_cr);
+  // `escapes_removed`: whether `has_esc` removed any.
+  std::string_view clean(char* text, std::size_t size, bool has_nul, bool has_cr, bool has_esc,
+                         bool& escapes_removed);
   void find_next_nul(std::size_t from);
   void find_next_cr(std::size_t from);
+  void forget_shifts_before(std::uint64_t offset);
   ByteSource& source_;
   DiagnosticSink& diags_;
   std::string display_path_;
@@ -145,6 +174,10 @@ class LineSplitter {
   // it with next_raw() (its hits make it no stamp line) does not look for its end again.
   mutable std::uint64_t peeked_offset_ = static_cast<std::uint64_t>(-1);
   mutable std::size_t peeked_length_ = 0;
+  std::uint64_t removed_ = 0;  // bytes strip_escapes_ahead() removed
+  // Before the first of `shifts_`, a line's input offset is its stream offset plus this.
+  std::uint64_t removed_before_shifts_ = 0;
+  std::vector<Shift> shifts_;
 };
 
 /// True when `text` looks like binary data rather than a log (many control bytes / invalid

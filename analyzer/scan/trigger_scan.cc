@@ -329,6 +329,11 @@ void TriggerScanner::watch(const std::vector<std::vector<std::string>>& watched)
   }
 }
 
+std::uint16_t TriggerScanner::find_literal(std::string_view text) const {
+  auto it = std::find(literals_.begin(), literals_.end(), text);
+  return it == literals_.end() ? kStamp : static_cast<std::uint16_t>(it - literals_.begin());
+}
+
 const std::vector<int>& TriggerScanner::needle_tags(std::uint16_t literal) const {
   static const std::vector<int> none;
   return literal < tags_.size() ? tags_[literal] : none;

@@ -59,6 +59,9 @@ class TriggerScanner {
   };
   static constexpr std::uint16_t kStamp = 0xffff;
 
+  /// The index of literal `text` (a needle or anchor that no shorter literal lies inside), or
+  /// kStamp when it is not searched for as itself.
+  std::uint16_t find_literal(std::string_view text) const;
   /// The tags of the needles that contain literal `literal` (a Hit's), ascending, unique:
   /// whoever may want a line where it occurs. Empty for anchors and stamps.
   const std::vector<int>& needle_tags(std::uint16_t literal) const;

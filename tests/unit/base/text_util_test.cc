@@ -12,24 +12,26 @@ namespace {
 
 // The escapes' grammar a byte at a time, as the specification the run-at-a-time code must meet.
 std::string strip_reference(std::string_view s) {
+  // A sequence ends at a line break at the latest, which is kept.
+  auto ends = [&](std::size_t j) { return j >= s.size() || s[j] == '\n' || s[j] == '\r'; };
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] != '\x1b') {
       out += s[i];
       continue;
     }
-    if (i + 1 >= s.size()) break;  // a lone ESC at the end
+    if (ends(i + 1)) continue;  // a lone ESC at the end of the text or its line
     const char kind = s[i + 1];
     std::size_t j = i + 2;
     if (kind == '[') {  // CSI ends at its final byte, 0x40-0x7e
-      while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7e)) ++j;
-      i = j;
+      while (!ends(j) && !(s[j] >= 0x40 && s[j] <= 0x7e)) ++j;
+      i = ends(j) ? j - 1 : j;
     } else if (kind == ']' || kind == 'P' || kind == '_' || kind == '^') {  // to BEL or ESC backslash
-      while (j < s.size() && s[j] != '\x07' && !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
-      i = (j < s.size() && s[j] == '\x1b') ? j + 1 : j;
+      while (!ends(j) && s[j] != '\x07' && !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
+      i = ends(j) ? j - 1 : s[j] == '\x1b' ? j + 1 : j;
     } else if (kind >= 0x20 && kind <= 0x2f) {  // intermediates, then a final byte 0x30-0x7e
-      while (j < s.size() && s[j] >= 0x20 && s[j] <= 0x2f) ++j;
-      i = (j < s.size() && s[j] >= 0x30 && s[j] <= 0x7e) ? j : j - 1;
+      while (!ends(j) && s[j] >= 0x20 && s[j] <= 0x2f) ++j;
+      i = (!ends(j) && s[j] >= 0x30 && s[j] <= 0x7e) ? j : j - 1;
     } else {
       i += 1;  // ESC and one byte
     }
@@ -51,12 +53,16 @@ TEST_CASE("text_util: terminal escapes are removed") {
   CHECK(strip_terminal_escapes("a\x1b=b") == "ab");            // ESC and one byte
   CHECK(strip_terminal_escapes("a\x1b(\x1b[1mb") == "ab");     // no final byte: the next ESC starts anew
   CHECK(strip_terminal_escapes("a\x1b]0;never ended") == "a");
+  // A line break ends a sequence cut off before it, and stays.
+  CHECK(strip_terminal_escapes("a\x1b[1\nb\x1b[0m") == "a\nb");
+  CHECK(strip_terminal_escapes("a\x1b]0;title\r\nb") == "a\r\nb");
+  CHECK(strip_terminal_escapes("a\x1b\nb") == "a\nb");
 }
 
-TEST_CASE("text_util: escapes removed into a reused buffer, as the byte-wise grammar says") {
+TEST_CASE("text_util: escapes removed into a reused buffer or in place, as the byte-wise grammar says") {
   // Random texts over the bytes that matter to the grammar: each kind of sequence, cut ones,
-  // nested ESCs, and runs of plain text between them.
-  const char alphabet[] = {'\x1b', '[', ']', 'P', '_', '^', '\x07', '\\', 'm', '1', ';', 'a', ' ', '(', '#', 'B', '\x80'};
+  // nested ESCs, line breaks, and runs of plain text between them.
+  const char alphabet[] = {'\x1b', '[', ']', 'P', '_', '^', '\x07', '\\', 'm', '1', ';', 'a', ' ', '(', '#', 'B', '\x80', '\n', '\r'};
   std::mt19937 random(1204);
   std::string out = "stale text from the last line";
   for (int round = 0; round < 20000; ++round) {
@@ -66,6 +72,9 @@ TEST_CASE("text_util: escapes removed into a reused buffer, as the byte-wise gra
     strip_terminal_escapes(s, out);
     CHECK(out == strip_reference(s));
     CHECK(strip_terminal_escapes(s) == out);
+    std::string in_place = s;
+    in_place.resize(strip_terminal_escapes_in_place(in_place.data(), in_place.size()));
+    CHECK(in_place == out);
   }
 }
 

@@ -79,6 +79,93 @@ void check_same_for_every_buffer(const std::string& text, const std::string& wha
 }
 
 
+// Logging-stamped lines in a cycle of seven, one with a fact's anchor (`iteration `), so that
+// after the first region most lines are taken as runs and the next regions are searched
+// without stamps. Every so often a line breaks a run: a second time of day in the message, an
+// unstamped continuation, another writer's head, an escape, a NUL, a CRLF, an over-long
+// line; the clock steps back once and the hour's first digit changes (a new head); a
+// traceback sits in the middle, and the file ends on stamp-only lines.
+std::string logging_stamped_log() {
+  std::string text;
+  int clock = 9 * 3600 + 50 * 60;  // 09:50:00
+  auto stamp = [&clock](int millis) {
+    char out[64];
+    std::snprintf(out, sizeof out, "2026-11-30 %02d:%02d:%02d,%03d", clock / 3600, clock / 60 % 60, clock % 60, millis);
+    return std::string(out);
+  };
+  const char* loggers[] = {"lightning.pytorch - Epoch 0, global step", "py.warnings - UserWarning: none",
+                           "torch.distributed - barrier on group 2", "megatron.core.timers - forward-backward",
+                           "nemo.collections.llm.gpt.data - Loading batch", "megatron.core.optimizer - step"};
+  for (int i = 0; i < 2200; ++i) {
+    if (i == 400) clock -= 120;  // a clock step back
+    clock += 1;
+    text += stamp(i % 1000) + " - INFO - megatron.training - iteration " + std::to_string(i + 1) +
+            "/500000 | lm loss: 7.5E+00 | global batch size: 16 |\n";
+    for (int k = 0; k < 6; ++k) {
+      std::string line = stamp((i * 7 + k) % 1000) + " - INFO - " + loggers[k] + " " + std::to_string(i);
+      if (k == 2 && i % 97 == 5) line += " done at 10:11:12";
+      if (k == 3 && i % 79 == 11) line += " \x1b[33mcolored\x1b[0m";
+      if (k == 4 && i % 73 == 13) line += std::string(" nul") + '\0' + "byte";
+      if (k == 5 && i % 67 == 17) line += " " + std::string(400, 'x');
+      if (k == 1 && i % 71 == 15) line += "\r";
+      text += line + "\n";
+      if (k == 0 && i % 89 == 7) text += "    continued without a stamp\n";
+      if (k == 3 && i % 53 == 19)  // a needle on the route: an event
+        text += stamp(0) + " - ERROR - nccl - node3:1:1 [3] NCCL WARN Call to ibv_reg_mr failed, try " +
+                std::to_string(i) + "\n";
+      if (k == 4 && i % 83 == 9) text += "[rank1]:" + stamp(0) + " - INFO - another writer\n";
+      // Lines with a fact's anchor on the route, which a run takes itself: a GPU line, a
+      // trainer's progress dict, and once an arguments dump (its first line ends the run).
+      if (k == 4 && i % 61 == 3) text += stamp(1) + " - INFO - nemo.utils - GPU 0: NVIDIA H100 80GB HBM3\n";
+      if (k == 2 && i % 59 == 4)
+        text += stamp(2) + " - INFO - transformers.trainer - {'loss': 1.25, 'grad_norm': 0.5, 'epoch': " +
+                std::to_string(i) + ".5}\n";
+      if (k == 5 && i == 1700) {
+        text += stamp(3) + " - INFO - ------------------------ arguments ------------------------\n";
+        text += stamp(4) + " - INFO -   micro_batch_size ................................ 2\n";
+        text += stamp(5) + " - INFO - -------------------- end of arguments ---------------------\n";
+      }
+    }
+    if (i == 1500) {
+      text += "Traceback (most recent call last):\n"
+              "  File \"/w/train.py\", line 3, in <module>\n"
+              "    main()\n"
+              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
+    }
+  }
+  for (int k = 0; k < 20; ++k) text += stamp(k) + " - INFO - megatron.core.timers - tail " + std::to_string(k) + "\n";
+  return text;
+}
+
+
+// `text` as a terminal-bound logger writes it (FORCE_COLOR, rich, Python 3.13 tracebacks): the
+// stamp green and the level bold, other lines red, and now and then what is rarer: a hyperlink
+// (OSC 8), a charset reset (`ESC ( B`), a sequence cut off by the line's end, a lone ESC.
+std::string coloured(const std::string& text) {
+  std::string out;
+  std::size_t start = 0, n = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    const std::size_t level = line.find(" - INFO - ");
+    if (!line.empty() && line[0] == '2' && level != std::string::npos)
+      line = "\x1b[32m" + line.substr(0, level) + "\x1b[0m - \x1b[1mINFO\x1b[0m - " + line.substr(level + 10);
+    else if (!line.empty())
+      line = "\x1b[31m" + line + "\x1b[0m";
+    if (n % 5 == 1) line += " \x1b]8;;https://example.org/x\x1b\\doc\x1b]8;;\x1b\\";
+    if (n % 7 == 2) line = "\x1b(B" + line;
+    if (n % 11 == 3) line += "\x1b[1";
+    if (n % 13 == 4) line += "\x1b";
+    out += line;
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+    ++n;
+  }
+  return out;
+}
+
+
 }  // namespace
 
 TEST_SUITE("fast path") {
@@ -399,60 +486,7 @@ TEST_CASE("fast path: routed lines with a fact's anchor give the facts of a full
 }
 
 TEST_CASE("fast path: lazy stamps on a long log stamped on every line give what examining every line gives") {
-  // Logging-stamped lines in a cycle of seven, one with a fact's anchor (`iteration `), so that
-  // after the first region most lines are taken as runs and the next regions are searched
-  // without stamps. Every so often a line breaks a run: a second time of day in the message, an
-  // unstamped continuation, another writer's head, an escape, a NUL, a CRLF, an over-long
-  // line; the clock steps back once and the hour's first digit changes (a new head); a
-  // traceback sits in the middle, and the file ends on stamp-only lines.
-  std::string text;
-  int clock = 9 * 3600 + 50 * 60;  // 09:50:00
-  auto stamp = [&clock](int millis) {
-    char out[64];
-    std::snprintf(out, sizeof out, "2026-11-30 %02d:%02d:%02d,%03d", clock / 3600, clock / 60 % 60, clock % 60, millis);
-    return std::string(out);
-  };
-  const char* loggers[] = {"lightning.pytorch - Epoch 0, global step", "py.warnings - UserWarning: none",
-                           "torch.distributed - barrier on group 2", "megatron.core.timers - forward-backward",
-                           "nemo.collections.llm.gpt.data - Loading batch", "megatron.core.optimizer - step"};
-  for (int i = 0; i < 2200; ++i) {
-    if (i == 400) clock -= 120;  // a clock step back
-    clock += 1;
-    text += stamp(i % 1000) + " - INFO - megatron.training - iteration " + std::to_string(i + 1) +
-            "/500000 | lm loss: 7.5E+00 | global batch size: 16 |\n";
-    for (int k = 0; k < 6; ++k) {
-      std::string line = stamp((i * 7 + k) % 1000) + " - INFO - " + loggers[k] + " " + std::to_string(i);
-      if (k == 2 && i % 97 == 5) line += " done at 10:11:12";
-      if (k == 3 && i % 79 == 11) line += " \x1b[33mcolored\x1b[0m";
-      if (k == 4 && i % 73 == 13) line += std::string(" nul") + '\0' + "byte";
-      if (k == 5 && i % 67 == 17) line += " " + std::string(400, 'x');
-      if (k == 1 && i % 71 == 15) line += "\r";
-      text += line + "\n";
-      if (k == 0 && i % 89 == 7) text += "    continued without a stamp\n";
-      if (k == 3 && i % 53 == 19)  // a needle on the route: an event
-        text += stamp(0) + " - ERROR - nccl - node3:1:1 [3] NCCL WARN Call to ibv_reg_mr failed, try " +
-                std::to_string(i) + "\n";
-      if (k == 4 && i % 83 == 9) text += "[rank1]:" + stamp(0) + " - INFO - another writer\n";
-      // Lines with a fact's anchor on the route, which a run takes itself: a GPU line, a
-      // trainer's progress dict, and once an arguments dump (its first line ends the run).
-      if (k == 4 && i % 61 == 3) text += stamp(1) + " - INFO - nemo.utils - GPU 0: NVIDIA H100 80GB HBM3\n";
-      if (k == 2 && i % 59 == 4)
-        text += stamp(2) + " - INFO - transformers.trainer - {'loss': 1.25, 'grad_norm': 0.5, 'epoch': " +
-                std::to_string(i) + ".5}\n";
-      if (k == 5 && i == 1700) {
-        text += stamp(3) + " - INFO - ------------------------ arguments ------------------------\n";
-        text += stamp(4) + " - INFO -   micro_batch_size ................................ 2\n";
-        text += stamp(5) + " - INFO - -------------------- end of arguments ---------------------\n";
-      }
-    }
-    if (i == 1500) {
-      text += "Traceback (most recent call last):\n"
-              "  File \"/w/train.py\", line 3, in <module>\n"
-              "    main()\n"
-              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
-    }
-  }
-  for (int k = 0; k < 20; ++k) text += stamp(k) + " - INFO - megatron.core.timers - tail " + std::to_string(k) + "\n";
+  const std::string text = logging_stamped_log();
   REQUIRE(text.size() > 1000000);
   for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
     AnalyzeOptions every_line;
@@ -499,4 +533,35 @@ TEST_CASE("fast path: lazy stamps on a long log stamped on every line give what 
   CHECK(got.find("ibv_reg_mr failed, try 2192") != std::string::npos);  // the last such line's event
   CHECK(got.find("fact gpu_model=H100") != std::string::npos);
   CHECK(got.find("fact logged_progress=2187.5") != std::string::npos);  // the last dict's epoch
+}
+
+TEST_CASE("fast path: a coloured log gives what examining every line gives, and takes the plain log's paths") {
+  // The searcher removes the escapes of each buffer before searching it (strip_escapes): the
+  // stamps and needles an escape split are whole again, and lines are taken as runs.
+  const std::string text = coloured(logging_stamped_log());
+  for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
+    AnalyzeOptions every_line;
+    every_line.split.max_line_bytes = max_line;
+    const std::string expected = analyze(text, every_line);
+    for (std::size_t buffer : {std::size_t{16384}, std::size_t{70000}, std::size_t{1} << 20}) {
+      if (buffer < max_line + 2) continue;
+      for (auto engine : kEngines) {
+        AnalyzeOptions fast = every_line;
+        fast.split.buffer_bytes = buffer;
+        fast.triggers = &repo_triggers(engine);
+        std::uint64_t lazy_regions = 0;
+        fast.lazy_regions = &lazy_regions;
+        INFO("max line " << max_line << ", buffer " << buffer << ", " << fast.triggers->engine_name());
+        CHECK(analyze(text, fast) == expected);
+        // Runs of stamp-only lines, which a line with an escape would break every time.
+        CHECK(lazy_regions > text.size() / buffer / 2);
+      }
+    }
+  }
+  const std::string got = analyze_fast(text);
+  INFO(got);
+  CHECK(got.find("diag extract.terminal-escapes x1 @1\n") != std::string::npos);
+  CHECK(got.find("OutOfMemoryError") != std::string::npos);
+  CHECK(got.find("ibv_reg_mr failed, try 2192") != std::string::npos);
+  CHECK(got.find("fact gpu_model=H100") != std::string::npos);
 }

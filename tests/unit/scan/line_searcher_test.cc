@@ -383,3 +383,96 @@ TEST_CASE("line_searcher: stamp-only lines offered to the sink are the lines on_
 }
 
 }  // namespace megatriage
+
+namespace megatriage {
+namespace {
+
+// Every line as shown (number, offset, text), and the line the sink was told escapes start at.
+class EveryLineSink final : public LineSink {
+ public:
+  EveryLineSink() { open_structures_ = 1; }
+  void on_line(const LineView& line, const LineHit& hit) override {
+    shown += std::to_string(line.number) + "@" + std::to_string(line.offset) + (line.cut ? " cut" : "") + " [" +
+             std::string(line.text) + "]\n";
+    // What the search says of a line it saw with escapes cannot be about the text without them.
+    if (line.escapes_removed) CHECK(hit.candidates == nullptr);
+    if (line.escapes_removed) first_escape = std::min(first_escape, line.number);
+  }
+  void on_escapes_removed(std::uint64_t line) override { first_escape = std::min(first_escape, line); }
+  std::string shown;
+  std::uint64_t first_escape = ~std::uint64_t{0};
+};
+
+// A coloured log with what makes a line keep its escapes until clean(): NULs, over-long lines,
+// '\r' frames around sequences; and sequences cut off by the line's end.
+std::string coloured_awkward_log() {
+  std::string log;
+  for (int i = 0; i < 400; ++i) {
+    log += "plain " + std::to_string(i) + "\n";
+    if (i < 20) continue;  // the first region holds no escape
+    log += "\x1b[32m12:00:" + std::to_string(10 + i % 50) + "\x1b[0m \x1b[1mERROR\x1b[0m step " + std::to_string(i) + "\n";
+    if (i % 7 == 0) log += "bar 10%\r\x1b[2Kbar 50%\x1b[0m\r\n";
+    if (i % 11 == 3) log += std::string("a NUL\0 \x1b[31mred\x1b[0m \x1b\0X\n", 24);
+    if (i % 13 == 5) log += "\x1b[33m" + std::string(90, 'y') + "\x1b[0m past the cut\n";
+    if (i % 17 == 6) log += "cut off \x1b[1;3\n\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \x1b(Bdone\x1b\n";
+  }
+  return log + "\x1b[1mlast\x1b[0m without newline";
+}
+
+std::pair<std::string, std::uint64_t> every_line_of(const std::string& bytes, const TriggerScanner* triggers,
+                                                    std::size_t buffer, std::size_t step) {
+  DiagnosticSink diags;
+  SearchOptions options;
+  options.triggers = triggers;
+  options.strip_escapes = true;
+  options.split.buffer_bytes = buffer;
+  options.split.max_line_bytes = 64;
+  EveryLineSink sink;
+  if (step == 0) {
+    auto source = memory_source(bytes, Compression::None, "x.log", diags);
+    LineSearcher searcher(*source, diags, "x.log", options);
+    REQUIRE(searcher.start() == SourceStart::Lines);
+    searcher.search(sink);
+  } else {
+    GrowingSource source;
+    options.follow = true;
+    LineSearcher searcher(source, diags, "x.log", options);
+    source.append(std::string_view(bytes).substr(0, LineSearcher::kHeadBytes));
+    REQUIRE(searcher.start() == SourceStart::Lines);
+    for (std::size_t fed = LineSearcher::kHeadBytes; fed < bytes.size(); fed += step) {
+      source.append(std::string_view(bytes).substr(fed, step));
+      searcher.search(sink);
+    }
+    searcher.end_input();
+    searcher.search(sink);
+  }
+  return {sink.shown, sink.first_escape};
+}
+
+}  // namespace
+
+TEST_CASE("line_searcher: escapes removed from whole buffers leave each line as clean() alone leaves it") {
+  const std::string log = coloured_awkward_log();
+  // Without a trigger search every line is cleaned by itself (LineSplitter::clean with has_esc).
+  const auto [expected, first_escape] = every_line_of(log, nullptr, 1 << 20, 0);
+  CHECK(first_escape == 22);  // "plain 20" is line 21
+  CHECK(expected.find("[12:00:30 ERROR step 20]") != std::string::npos);
+  CHECK(expected.find("[bar 50%]") != std::string::npos);
+  CHECK(expected.find("[a NUL  red ]") != std::string::npos);  // `ESC space X`, once the NUL is a space
+  CHECK(expected.find("[link done]") != std::string::npos);
+  CHECK(expected.find("[last without newline]") != std::string::npos);
+  DiagnosticSink diags;
+  TriggerScanner scanner({{"ERROR", 7}, {"\x1b", -1}}, {"open", "close"}, diags, TriggerScanner::Engine::Builtin);
+  REQUIRE(scanner.ok());
+  for (std::size_t buffer : {std::size_t{256}, std::size_t{4099}, std::size_t{1} << 20}) {
+    for (std::size_t step : {std::size_t{0}, std::size_t{1000}, std::size_t{7777}}) {
+      CAPTURE(buffer);
+      CAPTURE(step);
+      const auto [got, got_first] = every_line_of(log, &scanner, buffer, step);
+      CHECK(got == expected);
+      CHECK(got_first == first_escape);
+    }
+  }
+}
+
+}  // namespace megatriage
