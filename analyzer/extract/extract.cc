@@ -206,10 +206,12 @@ class FileAnalyzer : public LineSink {
     result_.named_ranks = rank_mentions_.ranks();
     result_.facts = facts_.take();
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
-    // In the order of the lines where each was first seen, whichever path saw it first: the
-    // searcher reports the escapes of a whole buffer before the sink sees its lines.
-    std::stable_sort(result_.diagnostics.begin(), result_.diagnostics.end(),
-                     [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
+    // By the line where each was first seen, then by code, whichever path saw it first: the
+    // searcher reports the escapes of a whole buffer before the sink sees its lines, and a
+    // line's NULs before or after its escapes.
+    std::sort(result_.diagnostics.begin(), result_.diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return a.line != b.line ? a.line < b.line : a.code < b.code;
+    });
     if (result_.first_full_year != 0) apply_year(result_, result_.first_full_year);
     return std::move(result_);
   }
