@@ -105,7 +105,13 @@ void ChunkedHits::search_chunk(std::uint64_t index, Chunk& chunk) const {
   const void* nl = std::memchr(data + look, '\n', got - look);
   const std::size_t end = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1 : got;
   chunk.base = from + first;
-  scanner_.scan(std::string_view(data + first, end - first), chunk.hits);
+  if (searching_.load(std::memory_order_relaxed)) scanner_.scan(std::string_view(data + first, end - first), chunk.hits);
+}
+
+void ChunkedHits::stop_searching() {
+  searching_.store(false, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (Chunk& c : window_) c.hits = {};
 }
 
 ChunkedHits::Chunk& ChunkedHits::wait_for(std::unique_lock<std::mutex>& lock, std::uint64_t k) {
@@ -137,6 +143,12 @@ std::size_t ChunkedHits::read_bytes(std::uint64_t offset, char* out, std::size_t
   if (offset + n == stop) {  // the reader is past this chunk: its buffer can serve another
     spare_.push_back(std::move(c.bytes));
     c.bytes = {};
+    // No hits will be asked for: the chunks up to this one are let go here, not by hits_in.
+    if (!searching_.load(std::memory_order_relaxed)) {
+      for (; first_ <= k && !window_.empty(); ++first_) window_.pop_front();
+      if (next_ < first_) next_ = first_;
+      changed_.notify_all();
+    }
   }
   return n;
 }

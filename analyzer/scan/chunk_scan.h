@@ -6,6 +6,7 @@
 // one search over the whole file.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -41,6 +42,11 @@ class ChunkedHits {
   /// itself from there).
   std::size_t read_bytes(std::uint64_t offset, char* out, std::size_t capacity);
 
+  /// The reader asks for no more hits: it searches the bytes itself from here on (it removes
+  /// terminal escapes from them first, SearchOptions::strip_escapes). Chunks are then only
+  /// read ahead, not searched, and each is let go once the reader is past it.
+  void stop_searching();
+
  private:
   struct Chunk {
     bool done = false, failed = false;
@@ -69,6 +75,7 @@ class ChunkedHits {
   std::uint64_t next_ = 0;         // next chunk a helper takes
   std::uint64_t wanted_ = 0;       // last chunk the extractor waits for (may exceed max_ahead_)
   bool stop_ = false;
+  std::atomic<bool> searching_{true};  // stop_searching() not called
   std::vector<std::thread> threads_;
   std::vector<std::vector<char>> spare_;  // chunk buffers the reader is done with
 };

@@ -139,6 +139,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         else
           triggers.scan(region, hits, !lazy);
         if (!stripping_ && escape_literal_ != TriggerScanner::kStamp && starts_stripping(sink, raw, region, hits)) {
+          if (chunked_ != nullptr) chunked_->stop_searching();
           hits.clear();
           if (splitter_.strip_escapes_ahead(raw) != 0) region = splitter_.lookahead(hits_base);
           triggers.scan(region, hits, !lazy);

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
-
-#include "base/text_util.h"
 #include <utility>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
+
+#include "base/text_util.h"
 
 namespace megatriage {
 namespace {

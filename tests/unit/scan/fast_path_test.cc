@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <sstream>
 #include <unistd.h>
@@ -166,6 +167,35 @@ std::string coloured(const std::string& text) {
 }
 
 
+// `text` on the fast path (both line limits, the buffers given that hold a line, both engines)
+// gives what examining every line gives, and most of its regions were searched lazily (the
+// lines were taken as runs); with `eager_too`, also with lazy stamps off.
+void check_lazy_same_as_every_line(const std::string& text, std::initializer_list<std::size_t> buffers,
+                                   bool eager_too) {
+  for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
+    AnalyzeOptions every_line;
+    every_line.split.max_line_bytes = max_line;
+    const std::string expected = analyze(text, every_line);
+    for (std::size_t buffer : buffers) {
+      if (buffer < max_line + 2) continue;
+      for (auto engine : kEngines) {
+        AnalyzeOptions fast = every_line;
+        fast.split.buffer_bytes = buffer;
+        fast.triggers = &repo_triggers(engine);
+        std::uint64_t lazy_regions = 0;
+        fast.lazy_regions = &lazy_regions;
+        INFO("max line " << max_line << ", buffer " << buffer << ", " << fast.triggers->engine_name());
+        CHECK(analyze(text, fast) == expected);
+        CHECK(lazy_regions > text.size() / buffer / 2);
+        if (!eager_too) continue;
+        fast.lazy_stamps = false;
+        CHECK(analyze(text, fast) == expected);
+      }
+    }
+  }
+}
+
+
 }  // namespace
 
 TEST_SUITE("fast path") {
@@ -291,29 +321,32 @@ TEST_CASE("fast path: a generated log gives the same result for every buffer siz
 
 TEST_CASE("fast path: one file searched in parallel chunks gives the same result for any chunk size") {
   namespace fs = std::filesystem;
-  const std::string text = generated_log();
-  fs::path path = fs::temp_directory_path() / ("megatriage-chunks-" + std::to_string(::getpid()) + ".log");
-  { std::ofstream(path, std::ios::binary) << text; }
-  SourceFile file;
-  file.path = file.display_path = path.string();
-  file.size_bytes = text.size();
-  for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
-    AnalyzeOptions every_line;
-    every_line.split.max_line_bytes = max_line;
-    every_line.split.buffer_bytes = std::max<std::size_t>(max_line + 2, 1 << 16);
-    const std::string expected = signature(analyze_file(file, repo_matcher(), every_line));
-    for (std::size_t chunk : {std::size_t{97}, std::size_t{301}, std::size_t{4096}, std::size_t{65537}}) {
-      for (unsigned helpers : {1u, 3u}) {
-        AnalyzeOptions chunked = every_line;
-        chunked.triggers = &repo_triggers();
-        chunked.chunk_bytes = chunk;
-        chunked.chunk_helpers = helpers;
-        INFO("max line " << max_line << ", chunk " << chunk << ", helpers " << helpers);
-        CHECK(signature(analyze_file(file, repo_matcher(), chunked)) == expected);
+  // The generated log, and the same coloured on every line: from its first escape on, the
+  // reader strips and searches the bytes itself, and the helpers only read ahead.
+  for (const std::string& text : {generated_log(), coloured(generated_log())}) {
+    fs::path path = fs::temp_directory_path() / ("megatriage-chunks-" + std::to_string(::getpid()) + ".log");
+    { std::ofstream(path, std::ios::binary) << text; }
+    SourceFile file;
+    file.path = file.display_path = path.string();
+    file.size_bytes = text.size();
+    for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
+      AnalyzeOptions every_line;
+      every_line.split.max_line_bytes = max_line;
+      every_line.split.buffer_bytes = std::max<std::size_t>(max_line + 2, 1 << 16);
+      const std::string expected = signature(analyze_file(file, repo_matcher(), every_line));
+      for (std::size_t chunk : {std::size_t{97}, std::size_t{301}, std::size_t{4096}, std::size_t{65537}}) {
+        for (unsigned helpers : {1u, 3u}) {
+          AnalyzeOptions chunked = every_line;
+          chunked.triggers = &repo_triggers();
+          chunked.chunk_bytes = chunk;
+          chunked.chunk_helpers = helpers;
+          INFO("max line " << max_line << ", chunk " << chunk << ", helpers " << helpers);
+          CHECK(signature(analyze_file(file, repo_matcher(), chunked)) == expected);
+        }
       }
     }
+    fs::remove(path);
   }
-  fs::remove(path);
 }
 
 TEST_CASE("fast path: fuzz findings (first byte: fuzz_file's mode) stay equal") {
@@ -491,26 +524,7 @@ TEST_CASE("fast path: routed lines with a fact's anchor give the facts of a full
 TEST_CASE("fast path: lazy stamps on a long log stamped on every line give what examining every line gives") {
   const std::string text = logging_stamped_log();
   REQUIRE(text.size() > 1000000);
-  for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
-    AnalyzeOptions every_line;
-    every_line.split.max_line_bytes = max_line;
-    const std::string expected = analyze(text, every_line);
-    for (std::size_t buffer : {std::size_t{16384}, std::size_t{70000}, std::size_t{200000}}) {
-      if (buffer < max_line + 2) continue;
-      for (auto engine : kEngines) {
-        AnalyzeOptions fast = every_line;
-        fast.split.buffer_bytes = buffer;
-        fast.triggers = &repo_triggers(engine);
-        std::uint64_t lazy_regions = 0;
-        fast.lazy_regions = &lazy_regions;
-        INFO("max line " << max_line << ", buffer " << buffer << ", " << fast.triggers->engine_name());
-        CHECK(analyze(text, fast) == expected);
-        CHECK(lazy_regions > text.size() / buffer / 2);  // the lazy search did run, on most regions
-        fast.lazy_stamps = false;
-        CHECK(analyze(text, fast) == expected);
-      }
-    }
-  }
+  check_lazy_same_as_every_line(text, {16384, 70000, 200000}, true);
   // Regions of a few lines each, searched lazily after a region of two lines or more: run and
   // region edges fall on every kind of line.
   for (auto engine : kEngines) {
@@ -541,26 +555,9 @@ TEST_CASE("fast path: lazy stamps on a long log stamped on every line give what 
 TEST_CASE("fast path: a coloured log gives what examining every line gives, and takes the plain log's paths") {
   // The searcher removes the escapes of each buffer before searching it (strip_escapes): the
   // stamps and needles an escape split are whole again, and lines are taken as runs.
+  // Lazy regions need runs of stamp-only lines, which a line with an escape would break.
   const std::string text = coloured(logging_stamped_log());
-  for (std::size_t max_line : {std::size_t{300}, std::size_t{64} << 10}) {
-    AnalyzeOptions every_line;
-    every_line.split.max_line_bytes = max_line;
-    const std::string expected = analyze(text, every_line);
-    for (std::size_t buffer : {std::size_t{16384}, std::size_t{70000}, std::size_t{1} << 20}) {
-      if (buffer < max_line + 2) continue;
-      for (auto engine : kEngines) {
-        AnalyzeOptions fast = every_line;
-        fast.split.buffer_bytes = buffer;
-        fast.triggers = &repo_triggers(engine);
-        std::uint64_t lazy_regions = 0;
-        fast.lazy_regions = &lazy_regions;
-        INFO("max line " << max_line << ", buffer " << buffer << ", " << fast.triggers->engine_name());
-        CHECK(analyze(text, fast) == expected);
-        // Runs of stamp-only lines, which a line with an escape would break every time.
-        CHECK(lazy_regions > text.size() / buffer / 2);
-      }
-    }
-  }
+  check_lazy_same_as_every_line(text, {16384, 70000, std::size_t{1} << 20}, false);
   const std::string got = analyze_fast(text);
   INFO(got);
   CHECK(got.find("diag extract.terminal-escapes x1 @1\n") != std::string::npos);
