@@ -1,6 +1,7 @@
 // Split stage: cut a ByteSource into lines through one fixed buffer (memchr for '\n', tail
 // moved to the front before a refill). Handles CRLF, '\r' progress bars (keeps the text after
-// the last '\r'), NUL bytes and over-long lines (cut, reported once per file).
+// the last '\r'), NUL bytes, over-long lines (cut, reported once per file) and, when asked,
+// terminal escape sequences (removed from a line, or from a whole buffer of lines at once).
 #pragma once
 
 #include <cstdint>
