@@ -400,33 +400,40 @@ std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
   char* const buf = buffer_.get();
   const std::size_t from = last_start_, stop = from + region.size();
   const auto first = static_cast<std::size_t>(static_cast<const char*>(found) - buf);
-  const void* nl = first > from ? ::memrchr(buf + from, '\n', first - from) : nullptr;
-  const std::size_t first_line = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - buf) + 1 : from;
+  auto line_start = [&](std::size_t at) {
+    const void* nl = at > from ? ::memrchr(buf + from, '\n', at - from) : nullptr;
+    return nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - buf) + 1 : from;
+  };
+  const std::size_t first_line = line_start(first);
+  // The input's last line without a '\n' keeps its escapes too: with none left it would be no
+  // line at all, where clean() leaves an empty one.
+  const std::size_t strip_stop = buf[stop - 1] == '\n' ? stop : line_start(stop);
+  if (strip_stop <= first) return 0;
 
   EscapeCompaction compaction(buf + first, consumed_offset_ - reinterpret_cast<std::uintptr_t>(buf), removed_, shifts_);
   std::uint64_t lines = 0;
-  if (next_nul_ >= stop && count_short_lines(buf + first_line, stop - first_line, options_.max_line_bytes, lines)) {
-    compaction.strip_to(buf + stop);
+  if (next_nul_ >= strip_stop &&
+      count_short_lines(buf + first_line, strip_stop - first_line, options_.max_line_bytes, lines)) {
+    compaction.strip_to(buf + strip_stop);
   } else {
     // A line with a NUL, or one longer than the limit, keeps its escapes for clean(), which
     // removes them after turning NULs into spaces, or from the part of a cut line that is kept.
     std::size_t nul = next_nul_;
-    for (std::size_t at = first_line; at < stop;) {
-      const void* end_nl = std::memchr(buf + at, '\n', stop - at);
-      const std::size_t end = end_nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(end_nl) - buf) : stop;
-      const std::size_t next = std::min(end + 1, stop);
+    for (std::size_t at = first_line; at < strip_stop;) {
+      const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(std::memchr(buf + at, '\n', strip_stop - at)) - buf);
       if (nul < at) {
         const void* n = std::memchr(buf + at, '\0', stop - at);
         nul = n != nullptr ? static_cast<std::size_t>(static_cast<const char*>(n) - buf) : stop;
       }
       if (end - at > options_.max_line_bytes || nul < end) {
         compaction.strip_to(buf + std::max(at, first));
-        compaction.copy_to(buf + next);
+        compaction.copy_to(buf + end + 1);
       }
-      at = next;
+      at = end + 1;
     }
-    compaction.strip_to(buf + stop);
+    compaction.strip_to(buf + strip_stop);
   }
+  compaction.copy_to(buf + stop);
   const std::size_t removed = compaction.removed();
   if (removed == 0) return 0;
   std::memmove(buf + stop - removed, buf + stop, end_ - stop);

@@ -355,6 +355,8 @@ TEST_CASE("fast path: fuzz findings (first byte: fuzz_file's mode) stay equal") 
   // fuzz_file-nul-and-escape-line: a line with a NUL and the file's first escape; the fast path
   // reported the escapes (when its buffer was stripped) before the NULs (when the line was
   // cleaned), every-line analysis after them.
+  // fuzz_file-escape-only-last-line: the file ends in a line of escapes without a '\n'; stripped
+  // with its buffer it was no line at all, where clean() leaves an empty one.
   namespace fs = std::filesystem;
   int inputs = 0;
   for (const auto& entry : fs::directory_iterator(MEGATRIAGE_SOURCE_REGRESS_DIR)) {

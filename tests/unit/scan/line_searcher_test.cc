@@ -473,6 +473,12 @@ TEST_CASE("line_searcher: escapes removed from whole buffers leave each line as 
       CHECK(got_first == first_escape);
     }
   }
+  // A last line without a '\n' that is nothing but escapes is an empty line, not none.
+  const std::string ends_in_escapes = log + "\n\x1b[0m";
+  const std::string empty_last = every_line_of(ends_in_escapes, nullptr, 1 << 20, 0).first;
+  CHECK(empty_last.substr(empty_last.size() - 4) == " []\n");
+  for (std::size_t buffer : {std::size_t{256}, std::size_t{1} << 20})
+    CHECK(every_line_of(ends_in_escapes, &scanner, buffer, 0).first == empty_last);
 }
 
 }  // namespace megatriage
