@@ -462,18 +462,20 @@ std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
   return removed;
 }
 
+// A shift applies to the line starts after its `at`, not at it: a line whose only sequences
+// open it starts where they ended, and its input offset is before them.
 std::uint64_t LineSplitter::file_offset(std::uint64_t offset) const {
-  auto after = std::upper_bound(shifts_.begin(), shifts_.end(), offset,
-                                [](std::uint64_t o, const Shift& s) { return o < s.at; });
-  return offset + (after == shifts_.begin() ? removed_before_shifts_ : std::prev(after)->removed);
+  auto from = std::lower_bound(shifts_.begin(), shifts_.end(), offset,
+                               [](const Shift& s, std::uint64_t o) { return s.at < o; });
+  return offset + (from == shifts_.begin() ? removed_before_shifts_ : std::prev(from)->removed);
 }
 
 void LineSplitter::forget_shifts_before(std::uint64_t offset) {
-  if (shifts_.empty() || shifts_.front().at > offset) return;
-  auto after = std::upper_bound(shifts_.begin(), shifts_.end(), offset,
-                                [](std::uint64_t o, const Shift& s) { return o < s.at; });
-  removed_before_shifts_ = std::prev(after)->removed;
-  shifts_.erase(shifts_.begin(), after);
+  auto from = std::lower_bound(shifts_.begin(), shifts_.end(), offset,
+                               [](const Shift& s, std::uint64_t o) { return s.at < o; });
+  if (from == shifts_.begin()) return;
+  removed_before_shifts_ = std::prev(from)->removed;
+  shifts_.erase(shifts_.begin(), from);
 }
 
 bool LineSplitter::skip_lines_before(std::uint64_t target) {

@@ -45,9 +45,9 @@ struct SplitOptions {
 
 class LineSplitter {
  public:
-  /// strip_escapes_ahead(): where the stream offsets of lines move. From `at` on (up to the next
+  /// strip_escapes_ahead(): where the stream offsets of lines move. After `at` (up to the next
   /// Shift's) a line's input offset is its stream offset plus `removed`. One per line that lost
-  /// bytes; only the buffer's are kept (refill() drops the others).
+  /// bytes, `at` after its last sequence; only the buffer's are kept (refill() drops the others).
   struct Shift {
     std::uint64_t at, removed;
   };

@@ -357,6 +357,8 @@ TEST_CASE("fast path: fuzz findings (first byte: fuzz_file's mode) stay equal") 
   // cleaned), every-line analysis after them.
   // fuzz_file-escape-only-last-line: the file ends in a line of escapes without a '\n'; stripped
   // with its buffer it was no line at all, where clean() leaves an empty one.
+  // fuzz_file-escape-opens-line: a matched line whose one escape opens it got the offset of the
+  // text after the escape.
   namespace fs = std::filesystem;
   int inputs = 0;
   for (const auto& entry : fs::directory_iterator(MEGATRIAGE_SOURCE_REGRESS_DIR)) {

@@ -404,7 +404,8 @@ class EveryLineSink final : public LineSink {
 };
 
 // A coloured log with what makes a line keep its escapes until clean(): NULs, over-long lines,
-// '\r' frames around sequences; and sequences cut off by the line's end.
+// '\r' frames around sequences; sequences cut off by the line's end, and a line whose one
+// sequence opens it.
 std::string coloured_awkward_log() {
   std::string log;
   for (int i = 0; i < 400; ++i) {
@@ -415,6 +416,7 @@ std::string coloured_awkward_log() {
     if (i % 11 == 3) log += std::string("a NUL\0 \x1b[31mred\x1b[0m \x1b\0X\n", 24);
     if (i % 13 == 5) log += "\x1b[33m" + std::string(90, 'y') + "\x1b[0m past the cut\n";
     if (i % 17 == 6) log += "cut off \x1b[1;3\n\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \x1b(Bdone\x1b\n";
+    if (i % 19 == 7) log += "\x1b[1monly its start is coloured\n";
   }
   return log + "\x1b[1mlast\x1b[0m without newline";
 }
