@@ -139,9 +139,10 @@ struct SearchOptions {
   /// which lost some). From the first region where the search finds an ESC on, they are removed
   /// from each region before it is searched (LineSplitter::strip_escapes_ahead), so that a
   /// coloured log takes the paths of a plain one; the sink is told (on_escapes_removed()), and
-  /// the offsets it gets stay the input's. Lines that keep theirs (one with a NUL, a cut one)
-  /// lose them in LineSplitter::clean(), and the search says nothing of them (any rule, any
-  /// stamp). The trigger search must look for ESC, as a needle.
+  /// the offsets it gets stay the input's. Lines that keep theirs (one with a NUL, an over-long
+  /// one, the input's last line without a '\n') lose them in LineSplitter::clean(), and the
+  /// search says nothing of them (any rule, any stamp). The trigger search must look for ESC,
+  /// as a needle.
   bool strip_escapes = false;
 };
 

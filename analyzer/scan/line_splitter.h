@@ -106,9 +106,10 @@ class LineSplitter {
 
   /// Removes the terminal escape sequences (base/text_util.h) from the lines lookahead() shows,
   /// in place, moving the bytes after them down: a coloured log is then searched and read as
-  /// plain text. Each line loses what clean() with `has_esc` would take from it. The lines from
-  /// the first that holds a NUL or is longer than the limit on keep theirs (clean() removes
-  /// them after turning NULs into spaces, or from the part of a cut line that is kept). `line`
+  /// plain text. Each line loses what clean() with `has_esc` would take from it. A line that
+  /// holds a NUL or is longer than the limit keeps its own (clean() removes them after turning
+  /// NULs into spaces, or from the part of a cut line that is kept), and so does the input's
+  /// last line when it has no '\n' (without them it could be no line at all). `line`
   /// is the line last returned (next_raw()); it shrinks by what it lost. Returns the number of
   /// bytes removed. From then on the splitter's stream offsets are those of the text without
   /// the sequences; file_offset() gives a line's offset in the input.
