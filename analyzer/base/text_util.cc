@@ -30,20 +30,9 @@ std::size_t terminal_escape_end(std::string_view s, std::size_t esc) {
   return esc + 2;  // two-byte escape
 }
 
-void strip_terminal_escapes(std::string_view s, std::string& out) {
-  out.clear();
-  // The text between escapes is copied a run at a time: a coloured line has a few escapes
-  // among a hundred or more plain bytes.
-  for (std::size_t i = 0; i < s.size();) {
-    const void* esc = std::memchr(s.data() + i, '\x1b', s.size() - i);
-    const std::size_t at = esc == nullptr ? s.size() : static_cast<std::size_t>(static_cast<const char*>(esc) - s.data());
-    out.append(s.data() + i, at - i);
-    if (at == s.size()) break;
-    i = terminal_escape_end(s, at);
-  }
-}
-
 std::size_t strip_terminal_escapes_in_place(char* text, std::size_t size) {
+  // The text between escapes is moved a run at a time: a coloured line has a few escapes among
+  // a hundred or more plain bytes.
   const std::string_view s(text, size);
   const void* first = std::memchr(text, '\x1b', size);
   if (first == nullptr) return size;
@@ -59,9 +48,13 @@ std::size_t strip_terminal_escapes_in_place(char* text, std::size_t size) {
   return out;
 }
 
+void strip_terminal_escapes(std::string_view s, std::string& out) {
+  out.assign(s.data(), s.size());
+  out.resize(strip_terminal_escapes_in_place(out.data(), out.size()));
+}
+
 std::string strip_terminal_escapes(std::string_view s) {
   std::string out;
-  out.reserve(s.size());
   strip_terminal_escapes(s, out);
   return out;
 }

@@ -243,26 +243,21 @@ class FileAnalyzer : public LineSink {
                        (hit.may_hold & (kWatchEscape | kWatchStructure)) == 0;
     if (quiet && hit.only_stamps && on_routed_stamp(line, hit.stamp_at)) return;
     if (quiet && !hit.only_stamps && on_routed_line(line, hit)) return;
-    const bool triggered = hit.triggered, needle = hit.needle;
-    const std::vector<int>* candidates = hit.candidates;
-    const std::uint8_t may_hold = hit.may_hold;
-    const bool may_stamp = hit.may_stamp;
     // Coloured output (FORCE_COLOR, Python 3.13 tracebacks) comes without its escapes
     // (SearchOptions::strip_escapes).
-    const std::string_view text = line.text;
     if (line.escapes_removed) on_escapes_removed(line.number);
-    LinePrefix prefix = parse_prefix(text);
+    LinePrefix prefix = parse_prefix(line.text);
     const std::string_view named_body = prefix.body;  // before learnt prefixes: stamps look here first
     layers_.clear();
     StreamKey key{0, learner_.peel(prefix, layers_)};
     key.named = stream_key(prefix);
-    StreamState& stream = route(key, prefix, triggered, line.number);
+    StreamState& stream = route(key, prefix, hit.triggered, line.number);
     std::string_view body = prefix.body;
-    if (!triggered && !stream.busy) return;
+    if (!hit.triggered && !stream.busy) return;
     // Communicator lines (`rank R nranks N ... Init COMPLETE`) carry NCCL's own header and an
     // anchor; no other line need be searched for them (nor a stamped one without an anchor,
     // which the unstamped log would not show).
-    if (triggered && !hit.only_stamps && !prefix.nccl_host.empty()) rank_mentions_.feed(body);
+    if (hit.triggered && !hit.only_stamps && !prefix.nccl_host.empty()) rank_mentions_.feed(body);
     if (!prefix.nccl_host.empty() && stream.host.empty() && names_host(body))
       stream.host = short_host(prefix.nccl_host);
 
@@ -281,7 +276,7 @@ class FileAnalyzer : public LineSink {
     // open arguments dump wants every line.
     std::optional<CivilTime> stamp;
     bool stamp_in_body = false;  // read from named_body or body, not from a learnt prefix
-    if (triggered && may_stamp) {
+    if (hit.triggered && hit.may_stamp) {
       stamp = parse_timestamp(named_body);
       if (!stamp && body.size() != named_body.size()) stamp = parse_timestamp(body);  // `node7: [<stamp>] ...`
       stamp_in_body = stamp.has_value();
@@ -290,9 +285,9 @@ class FileAnalyzer : public LineSink {
     const bool launcher = prefix.rank < 0 && prefix.tee_local_rank < 0;
     if (stamp) on_stamp(*stamp, stream, launcher, prefix.srun_task, line.number);
 
-    if (triggered || stream.config.in_args_dump()) {
+    if (hit.triggered || stream.config.in_args_dump()) {
       stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, facts_,
-                         (may_hold & kWatchGpu) != 0);
+                         (hit.may_hold & kWatchGpu) != 0);
     }
 
     on_child_failure_table(body, line, stream, stamp);
@@ -300,15 +295,15 @@ class FileAnalyzer : public LineSink {
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
     // A body that failed before up to its stamp fails again (UnmatchedLines).
     std::vector<RuleMatch> matches;
-    const auto body_at = static_cast<std::size_t>(body.data() - text.data());
-    const bool memo = needle && hit.stamp_at != LineHit::kNoStamp && body_at <= hit.stamp_at;
-    if (needle && !(memo && unmatched_.seen(body, hit.stamp_at - body_at))) {
-      matches = matcher_.match(body, AppliesTo::Line, candidates);
+    const auto body_at = static_cast<std::size_t>(body.data() - line.text.data());
+    const bool memo = hit.needle && hit.stamp_at != LineHit::kNoStamp && body_at <= hit.stamp_at;
+    if (hit.needle && !(memo && unmatched_.seen(body, hit.stamp_at - body_at))) {
+      matches = matcher_.match(body, AppliesTo::Line, hit.candidates);
       if (memo && matches.empty()) unmatched_.remember();
     }
     // Later lines of this head take the shortcuts above (StampRoutes).
     if (quiet && matches.empty() && stamp_in_body)
-      keep_stamp_route(text, hit.stamp_at, named_body, body, stream, launcher, prefix.srun_task,
+      keep_stamp_route(line.text, hit.stamp_at, named_body, body, stream, launcher, prefix.srun_task,
                        !prefix.nccl_host.empty());
     if (!matches.empty()) {
       Event e = make_event(EventKind::RuleLine, line.number, line.offset, stream, stamp);

@@ -410,7 +410,8 @@ std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
   const std::size_t strip_stop = buf[stop - 1] == '\n' ? stop : line_start(stop);
   if (strip_stop <= first) return 0;
 
-  EscapeCompaction compaction(buf + first, consumed_offset_ - reinterpret_cast<std::uintptr_t>(buf), removed_, shifts_);
+  EscapeCompaction compaction(buf + first, consumed_offset_ - reinterpret_cast<std::uintptr_t>(buf), removed_total(),
+                              shifts_);
   std::uint64_t lines = 0;
   if (next_nul_ >= strip_stop &&
       count_short_lines(buf + first_line, strip_stop - first_line, options_.max_line_bytes, lines)) {
@@ -437,7 +438,6 @@ std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
   const std::size_t removed = compaction.removed();
   if (removed == 0) return 0;
   std::memmove(buf + stop - removed, buf + stop, end_ - stop);
-  removed_ += removed;
   end_ -= removed;
   // The line last returned, and the next line's start, when a sequence was removed from it.
   if (first < from + line.size) {

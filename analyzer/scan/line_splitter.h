@@ -118,7 +118,7 @@ class LineSplitter {
   /// before the line last returned: the offset plus the escape bytes removed before it.
   std::uint64_t file_offset(std::uint64_t offset) const;
   /// Whether strip_escapes_ahead() removed anything so far (file_offset() is then needed).
-  bool stripped_escapes() const { return removed_ != 0; }
+  bool stripped_escapes() const { return removed_total() != 0; }
 
   /// From now on a read of 0 means "no more bytes for now" (a file still being written), not the
   /// end: next() then returns false before a partial last line and goes on when called again
@@ -152,6 +152,8 @@ class LineSplitter {
   void find_next_nul(std::size_t from);
   void find_next_cr(std::size_t from);
   void forget_shifts_before(std::uint64_t offset);
+  // The bytes strip_escapes_ahead() removed so far (the last shift's count).
+  std::uint64_t removed_total() const { return shifts_.empty() ? removed_before_shifts_ : shifts_.back().removed; }
   ByteSource& source_;
   DiagnosticSink& diags_;
   std::string display_path_;
@@ -176,7 +178,6 @@ class LineSplitter {
   // it with next_raw() (its hits make it no stamp line) does not look for its end again.
   mutable std::uint64_t peeked_offset_ = static_cast<std::uint64_t>(-1);
   mutable std::size_t peeked_length_ = 0;
-  std::uint64_t removed_ = 0;  // bytes strip_escapes_ahead() removed
   // Before the first of `shifts_`, a line's input offset is its stream offset plus this.
   std::uint64_t removed_before_shifts_ = 0;
   std::vector<Shift> shifts_;
