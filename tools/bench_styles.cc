@@ -18,6 +18,8 @@
 //   coloured the logging style as a job with a terminal (`srun --pty`, FORCE_COLOR=1) writes it:
 //            colorlog's colours on every stamp and level, `ESC[2m2026-11-29 10:00:00,123ESC[0m
 //            - ESC[32mINFOESC[0m - ...`, and Python 3.13's coloured tracebacks
+//   pty      the logging style captured through a pseudo-terminal (`srun --pty`, `docker run -t`,
+//            `script`): the terminal's output processing (ONLCR) ends every line with `\r\n`
 //
 // The job: 128 ranks, 16 nodes of 8 GPUs. Rank 77 (node010, local rank 5) raises
 // torch.OutOfMemoryError in its backward pass; every other rank's NCCL watchdog fires 10
@@ -59,7 +61,7 @@ constexpr std::int64_t kStart = 10 * 3600 * kUs;  // 2026-11-29 10:00:00
 constexpr std::int64_t kIterUs = 1912 * 1000;
 constexpr std::int64_t kTimeoutUs = 600 * kUs;
 
-enum class Style { Mixed, Logging, Srun, Pdsh, Coloured };
+enum class Style { Mixed, Logging, Srun, Pdsh, Coloured, Pty };
 
 using bench::appendf;
 using bench::Clock;
@@ -159,6 +161,14 @@ void colour(std::string_view text, std::string& o) {
   }
 }
 
+// `text` as a pseudo-terminal passes it on: each '\n' becomes "\r\n" (ONLCR).
+void crlf(std::string_view text, std::string& o) {
+  for (char c : text) {
+    if (c == '\n') o += '\r';
+    o += c;
+  }
+}
+
 // One training iteration of one rank, as its process writes it (no per-line head).
 void iteration(Style style, int rank, int k, std::string& o) {
   Rng r(static_cast<std::uint64_t>(rank) + 1, static_cast<std::uint64_t>(k) + 1);
@@ -170,6 +180,12 @@ void iteration(Style style, int rank, int k, std::string& o) {
       std::string plain;
       iteration(Style::Logging, rank, k, plain);
       colour(plain, o);
+      return;
+    }
+    case Style::Pty: {
+      std::string plain;
+      iteration(Style::Logging, rank, k, plain);
+      crlf(plain, o);
       return;
     }
     case Style::Mixed:
@@ -308,7 +324,7 @@ void with_head(const std::string& head, std::string_view text, std::string& o) {
 std::uint64_t write_per_rank(Style style, int iters, const std::filesystem::path& logs) {
   std::uint64_t total = 0;
   std::string text;
-  const bool logging = style == Style::Logging || style == Style::Coloured;
+  const bool logging = style == Style::Logging || style == Style::Coloured || style == Style::Pty;
   const char* name = logging ? "nemo" : "gpt";
   for (int rank = 0; rank < kRanks; ++rank) {
     File f(logs / (std::string(name) + "-" + std::to_string(kJobId) + "-" + std::to_string(rank) + ".out"));
@@ -327,6 +343,10 @@ std::uint64_t write_per_rank(Style style, int iters, const std::filesystem::path
       std::string coloured;
       colour(text, coloured);
       text.swap(coloured);
+    } else if (style == Style::Pty) {
+      std::string ended;
+      crlf(text, ended);
+      text.swap(ended);
     }
     f.put(text);
     total += f.bytes;
@@ -387,7 +407,7 @@ std::uint64_t write_interleaved(Style style, int iters, const std::filesystem::p
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: bench_styles mixed|logging|srun|pdsh|coloured OUTDIR TARGET_MB\n");
+    std::fprintf(stderr, "usage: bench_styles mixed|logging|srun|pdsh|coloured|pty OUTDIR TARGET_MB\n");
     return 2;
   }
   std::string_view name = argv[1];
@@ -397,6 +417,7 @@ int main(int argc, char** argv) {
   else if (name == "srun") style = Style::Srun;
   else if (name == "pdsh") style = Style::Pdsh;
   else if (name == "coloured") style = Style::Coloured;
+  else if (name == "pty") style = Style::Pty;
   else {
     std::fprintf(stderr, "bench_styles: unknown style '%s'\n", argv[1]);
     return 2;

@@ -125,7 +125,17 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         next_hit = 0;
         std::string_view region = splitter_.lookahead(hits_base);
         const std::size_t region_bytes = region.size();  // as read (progress counts the input's)
-        if (stripping_ && splitter_.strip_escapes_ahead(raw) != 0) region = splitter_.lookahead(hits_base);
+        // The '\r' of CRLF line ends (and, once seen, escapes) removed before the search: the
+        // lines are then plain, and take the stamp routes. A region with a '\r' loses its escapes
+        // in the same pass, if it holds any: a second pass would move line starts whose shifts
+        // the first recorded.
+        if (!stripping_ && escape_literal_ != TriggerScanner::kStamp && splitter_.cr_ahead(raw)) {
+          if (const void* esc = std::memchr(region.data(), '\x1b', region.size()))
+            start_stripping(sink, raw, region.substr(0, static_cast<std::size_t>(static_cast<const char*>(esc) - region.data())));
+        }
+        if (splitter_.strip_ahead(raw, stripping_) != 0) region = splitter_.lookahead(hits_base);
+        // The hits searched ahead are of the input's bytes, of no use once some were removed.
+        if (chunked_ != nullptr && splitter_.offsets_moved()) stop_chunked_search();
         // Lazy stamps where three lines in four of the last region (of `lazy_after_lines`, by
         // default 64, or more) were taken as runs; not for a followed file (its regions are a
         // few lines each).
@@ -133,16 +143,20 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         bool lazy = lazy_allowed_ && !follow_ && lines >= lazy_after_lines_ && 4 * region_run_lines_ >= 3 * lines;
         region_lines_ = splitter_.lines_read();
         region_run_lines_ = 0;
-        // (Searched ahead in the input's bytes: of no use once escapes are removed.)
-        if (!stripping_ && chunked_ != nullptr && chunked_->hits_in(hits_base, region.size(), hits))
+        if (chunked_ != nullptr && chunked_->hits_in(hits_base, region.size(), hits))
           lazy = false;  // searched ahead, stamps and all
         else
           triggers.scan(region, hits, !lazy);
-        if (!stripping_ && escape_literal_ != TriggerScanner::kStamp && starts_stripping(sink, raw, region, hits)) {
-          if (chunked_ != nullptr) chunked_->stop_searching();
-          hits.clear();
-          if (splitter_.strip_escapes_ahead(raw) != 0) region = splitter_.lookahead(hits_base);
-          triggers.scan(region, hits, !lazy);
+        // Else the search says where the first escape is (in a region with no '\r', untouched).
+        if (!stripping_ && escape_literal_ != TriggerScanner::kStamp) {
+          auto escape = std::find_if(hits.begin(), hits.end(),
+                                     [&](const TriggerScanner::Hit& h) { return h.literal == escape_literal_; });
+          if (escape != hits.end()) {
+            start_stripping(sink, raw, region.substr(0, escape->end));
+            hits.clear();
+            if (splitter_.strip_ahead(raw, true) != 0) region = splitter_.lookahead(hits_base);
+            triggers.scan(region, hits, !lazy);
+          }
         }
         scanned_end = hits_base + region.size();
         lazy_stamps_ = lazy;
@@ -210,7 +224,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         line_hit.stamp_at = LineHit::kNoStamp;
         line_hit.only_stamps = false;
       }
-      if (splitter_.stripped_escapes()) line.offset = splitter_.file_offset(line.offset);
+      if (splitter_.offsets_moved()) line.offset = splitter_.file_offset(line.offset);
       sink.on_line(line, line_hit);
       if (sink.stamp_run_ready() && scanned_end > 0)
         offer_stamp_run(sink, hits, next_hit, hits_base, scanned_end, uncertain);
@@ -221,15 +235,17 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
   scanned_end_ = scanned_end;
 }
 
-bool LineSearcher::starts_stripping(LineSink& sink, const RawLine& line, std::string_view region,
-                                    const std::vector<TriggerScanner::Hit>& hits) {
-  auto escape = std::find_if(hits.begin(), hits.end(),
-                             [&](const TriggerScanner::Hit& h) { return h.literal == escape_literal_; });
-  if (escape == hits.end()) return false;
+void LineSearcher::start_stripping(LineSink& sink, const RawLine& line, std::string_view before_escape) {
   stripping_ = true;
-  const auto newlines = std::count(region.begin(), region.begin() + escape->end, '\n');
+  const auto newlines = std::count(before_escape.begin(), before_escape.end(), '\n');
   sink.on_escapes_removed(line.number + static_cast<std::uint64_t>(newlines));
-  return true;
+  if (chunked_ != nullptr) stop_chunked_search();
+}
+
+// The helpers that search the file's chunks ahead only read them from now on.
+void LineSearcher::stop_chunked_search() {
+  chunked_->stop_searching();
+  chunked_ = nullptr;
 }
 
 // The stamp-only lines ahead, offered to the sink straight from the buffer: in a stamped log
@@ -267,7 +283,7 @@ void LineSearcher::offer_stamp_lines(LineSink& sink, std::vector<TriggerScanner:
     // A stamp hit ends at the last digit of its `HH:MM:SS`.
     const auto stamp_at = static_cast<std::uint32_t>(hits_base + hits[h].end - 7 - line.offset);
     LineView shown = line;
-    if (splitter_.stripped_escapes()) shown.offset = splitter_.file_offset(line.offset);
+    if (splitter_.offsets_moved()) shown.offset = splitter_.file_offset(line.offset);
     if (!sink.on_stamp_line(shown, stamp_at, may_hold)) return;
     splitter_.take_peeked(line);
     next_hit = k;

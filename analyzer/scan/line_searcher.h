@@ -137,7 +137,7 @@ struct SearchOptions {
   std::uint64_t* lazy_regions = nullptr;
   /// Terminal escape sequences are removed from the lines shown (LineView::escapes_removed says
   /// which lost some). From the first region where the search finds an ESC on, they are removed
-  /// from each region before it is searched (LineSplitter::strip_escapes_ahead), so that a
+  /// from each region before it is searched (LineSplitter::strip_ahead), so that a
   /// coloured log takes the paths of a plain one; the sink is told (on_escapes_removed()), and
   /// the offsets it gets stay the input's. Lines that keep theirs (one with a NUL, an over-long
   /// one, the input's last line without a '\n') lose them in LineSplitter::clean(), and the
@@ -189,10 +189,12 @@ class LineSearcher {
   void offer_stamp_run(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits, std::size_t& next_hit,
                        std::uint64_t hits_base, std::uint64_t scanned_end, std::uint8_t may_hold);
   void search_every_line(LineSink& sink);
-  // Whether `hits` (of `region`, which starts with `line`) hold an ESC: escapes are then removed
-  // from here on, and the sink told.
-  bool starts_stripping(LineSink& sink, const RawLine& line, std::string_view region,
-                        const std::vector<TriggerScanner::Hit>& hits);
+  // Escapes are removed from here on, and the sink told: the first ESC ends `before_escape`, the
+  // start of the region that begins with `line`.
+  void start_stripping(LineSink& sink, const RawLine& line, std::string_view before_escape);
+  // From the first bytes removed from the text on, the hits searched ahead (of the input's bytes)
+  // are of no use: the helpers only read ahead, and the searcher searches itself.
+  void stop_chunked_search();
   // Lazy stamps: the hits get the stamps of the lines before the one of stream offset `until`
   // that were not looked for yet (or of the whole region, when many hits are left).
   void find_stamps_before(std::uint64_t until, std::vector<TriggerScanner::Hit>& hits, std::size_t next_hit,
@@ -202,7 +204,7 @@ class LineSearcher {
   DiagnosticSink& diags_;
   std::string display_path_;
   const TriggerScanner* triggers_;
-  ChunkedHits* chunked_;
+  ChunkedHits* chunked_;  // null once stop_chunked_search()
   std::atomic<std::uint64_t>* bytes_done_ = nullptr;
   bool follow_ = false;
   std::size_t max_line_;  // the splitter's line limit

@@ -96,19 +96,22 @@ std::size_t first_nul_or_cr(const char* p, std::size_t n) {
   return first_nul_or_cr_scalar(p, n);
 }
 
-// Moves a buffer's text down over the terminal escape sequences it removes (in place: `out`
-// never passes `in`), and records where the line starts move (LineSplitter::Shift).
-class EscapeCompaction {
+// Moves a buffer's text down over what it removes from the lines (in place: `out` never passes
+// `in`): terminal escape sequences, and the '\r' of each "\r\n". Records where the line starts
+// move (LineSplitter::Shift).
+class LineCompaction {
  public:
-  // `text` is where the first sequence is; a buffer address plus `stream_base` is its stream
+  // `text` is where the first removal is; a buffer address plus `stream_base` is its stream
   // offset; `removed_before` bytes were removed before `text`.
-  EscapeCompaction(char* text, std::uint64_t stream_base, std::uint64_t removed_before,
-                   std::vector<LineSplitter::Shift>& shifts)
+  LineCompaction(char* text, std::uint64_t stream_base, std::uint64_t removed_before,
+                 std::vector<LineSplitter::Shift>& shifts)
       : in_(text), out_(text), stream_base_(stream_base), removed_before_(removed_before), shifts_(shifts) {}
 
   std::size_t removed() const { return static_cast<std::size_t>(in_ - out_); }
 
-  // Removes the sequences of the text up to `until` (a line start, or the end of the text).
+  // Removes the escape sequences (kEscapes) and the '\r' of each "\r\n" (kCrlf) of the text up
+  // to `until` (a line start, or the end of the text).
+  template <bool kEscapes, bool kCrlf>
   void strip_to(const char* until) {
     // Locals, not members: a store through a char* may alias any member, which the compiler
     // would then load again after each one.
@@ -116,21 +119,29 @@ class EscapeCompaction {
     char* out = out_;
     bool new_line = new_line_;
 #if defined(__x86_64__)
-    // 16 bytes at a time (SSE2): a coloured line has a sequence every few dozen bytes, too close
-    // together for a memchr and a memmove each.
-    const __m128i escape = _mm_set1_epi8('\x1b'), newline = _mm_set1_epi8('\n');
+    // 16 bytes at a time (SSE2): a coloured line has a sequence every few dozen bytes, and a
+    // CRLF log a '\r' on every line, too close together for a memchr and a memmove each.
+    const __m128i escape = _mm_set1_epi8('\x1b'), newline = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
     while (in + 16 <= until) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
-      const auto escapes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, escape)));
       const auto newlines = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)));
-      if (escapes == 0) {
+      unsigned escapes = 0, crlfs = 0;
+      if constexpr (kEscapes) escapes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, escape)));
+      if constexpr (kCrlf) {
+        // A '\r' whose next byte is a '\n'; the last byte's next is the next block's first.
+        const auto crs = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, cr)));
+        if (crs != 0)
+          crlfs = crs & ((newlines >> 1) | (in + 16 < until && in[16] == '\n' ? 0x8000U : 0U));
+      }
+      const unsigned removals = escapes | crlfs;
+      if (removals == 0) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
         in += 16;
         out += 16;
         new_line = new_line || newlines != 0;
         continue;
       }
-      const auto k = static_cast<unsigned>(__builtin_ctz(escapes));
+      const auto k = static_cast<unsigned>(__builtin_ctz(removals));
       // All 16 bytes may be stored only where they cannot land on bytes not read yet.
       if (in == out || in - out >= 16)
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
@@ -139,22 +150,21 @@ class EscapeCompaction {
       in += k;
       out += k;
       new_line = new_line || (newlines & ((1U << k) - 1)) != 0;
-      in += sequence_length(in, until);
+      in += (crlfs >> k) & 1U ? 1 : sequence_length(in, until);
       record_shift(in, out, new_line);
       new_line = false;
     }
 #endif
     // The rest (all of it without SSE2): a run at a time.
     while (in < until) {
-      const void* next = std::memchr(in, '\x1b', static_cast<std::size_t>(until - in));
-      const char* run_end = next != nullptr ? static_cast<const char*>(next) : until;
-      const auto run = static_cast<std::size_t>(run_end - in);
+      const char* next = next_removal<kEscapes, kCrlf>(in, until);
+      const auto run = static_cast<std::size_t>(next - in);
       new_line = new_line || std::memchr(in, '\n', run) != nullptr;
       std::memmove(out, in, run);
       in += run;
       out += run;
-      if (next == nullptr) break;
-      in += sequence_length(in, until);
+      if (next == until) break;
+      in += *in == '\r' ? 1 : sequence_length(in, until);
       record_shift(in, out, new_line);
       new_line = false;
     }
@@ -173,6 +183,24 @@ class EscapeCompaction {
   }
 
  private:
+  // The first ESC (kEscapes) or '\r' before a '\n' (kCrlf) in [in, until), or `until`.
+  template <bool kEscapes, bool kCrlf>
+  static const char* next_removal(const char* in, const char* until) {
+    const char* next = until;
+    if constexpr (kEscapes) {
+      if (const void* esc = std::memchr(in, '\x1b', static_cast<std::size_t>(until - in)))
+        next = static_cast<const char*>(esc);
+    }
+    if constexpr (kCrlf) {
+      for (const char* p = in; p < next; ++p) {
+        p = static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(next - p)));
+        if (p == nullptr) break;
+        if (p + 1 < until && p[1] == '\n') return p;
+      }
+    }
+    return next;
+  }
+
   // The length of the sequence at `at` (an ESC), which ends before `until` (terminal_escape_end()
   // stops at a '\n'). Most are colours, `ESC [ 1;32 m`: parameter bytes (0x30-0x3f) and a final
   // byte, read here; the others as terminal_escape_end() says.
@@ -391,15 +419,31 @@ std::string_view LineSplitter::lookahead(std::uint64_t& offset) const {
   return std::string_view(buffer_.get() + last_start_, stop - last_start_);
 }
 
-std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
+bool LineSplitter::cr_ahead(const RawLine& line) const {
+  std::uint64_t offset = 0;
+  const std::string_view region = lookahead(offset);
+  return !region.empty() && (line.has_cr || next_cr_ < last_start_ + region.size());
+}
+
+std::size_t LineSplitter::strip_ahead(RawLine& line, bool escapes) {
   std::uint64_t region_offset = 0;
   const std::string_view region = lookahead(region_offset);
   if (region.empty() || line.has_nul) return 0;
-  const void* found = std::memchr(region.data(), '\x1b', region.size());
-  if (found == nullptr) return 0;
   char* const buf = buffer_.get();
   const std::size_t from = last_start_, stop = from + region.size();
-  const auto first = static_cast<std::size_t>(static_cast<const char*>(found) - buf);
+  // The first '\r' (next_cr_ is the first after the line last returned), then the first ESC
+  // before it: where the first removal may be.
+  std::size_t first = next_cr_ < stop ? next_cr_ : stop;
+  if (line.has_cr) first = static_cast<std::size_t>(static_cast<const char*>(std::memchr(buf + from, '\r', line.size)) - buf);
+  const bool crlf = first < stop;
+  if (escapes) {
+    if (const void* esc = std::memchr(buf + from, '\x1b', first - from))
+      first = static_cast<std::size_t>(static_cast<const char*>(esc) - buf);
+    else if (!crlf)
+      return 0;
+  } else if (!crlf) {
+    return 0;
+  }
   auto line_start = [&](std::size_t at) {
     const void* nl = at > from ? ::memrchr(buf + from, '\n', at - from) : nullptr;
     return nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - buf) + 1 : from;
@@ -410,15 +454,24 @@ std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
   const std::size_t strip_stop = buf[stop - 1] == '\n' ? stop : line_start(stop);
   if (strip_stop <= first) return 0;
 
-  EscapeCompaction compaction(buf + first, consumed_offset_ - reinterpret_cast<std::uintptr_t>(buf), removed_total(),
-                              shifts_);
+  LineCompaction compaction(buf + first, consumed_offset_ - reinterpret_cast<std::uintptr_t>(buf), removed_total(),
+                            shifts_);
+  auto strip_to = [&](std::size_t until) {
+    if (escapes && crlf)
+      compaction.strip_to<true, true>(buf + until);
+    else if (escapes)
+      compaction.strip_to<true, false>(buf + until);
+    else
+      compaction.strip_to<false, true>(buf + until);
+  };
   std::uint64_t lines = 0;
   if (next_nul_ >= strip_stop &&
       count_short_lines(buf + first_line, strip_stop - first_line, options_.max_line_bytes, lines)) {
-    compaction.strip_to(buf + strip_stop);
+    strip_to(strip_stop);
   } else {
-    // A line with a NUL, or one longer than the limit, keeps its escapes for clean(), which
-    // removes them after turning NULs into spaces, or from the part of a cut line that is kept.
+    // A line with a NUL, or one longer than the limit, keeps its escapes and '\r' for clean(),
+    // which removes them after turning NULs into spaces, or from the part of a cut line that is
+    // kept.
     std::size_t nul = next_nul_;
     for (std::size_t at = first_line; at < strip_stop;) {
       const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(std::memchr(buf + at, '\n', strip_stop - at)) - buf);
@@ -427,12 +480,12 @@ std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
         nul = n != nullptr ? static_cast<std::size_t>(static_cast<const char*>(n) - buf) : stop;
       }
       if (end - at > options_.max_line_bytes || nul < end) {
-        compaction.strip_to(buf + std::max(at, first));
+        strip_to(std::max(at, first));
         compaction.copy_to(buf + end + 1);
       }
       at = end + 1;
     }
-    compaction.strip_to(buf + strip_stop);
+    strip_to(strip_stop);
   }
   compaction.copy_to(buf + stop);
   const std::size_t removed = compaction.removed();
@@ -448,6 +501,7 @@ std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
       line.size = end_ - from;
       begin_ = end_;
     }
+    if (line.has_cr) line.has_cr = std::memchr(line.data, '\r', line.size) != nullptr;
   }
   // The first NUL and '\r' from begin_ on (none: the buffer's end).
   if (next_nul_ >= stop)
@@ -456,7 +510,7 @@ std::size_t LineSplitter::strip_escapes_ahead(RawLine& line) {
     find_next_nul(begin_);
   if (next_cr_ >= stop)
     next_cr_ = next_cr_ >= end_ + removed ? end_ : next_cr_ - removed;
-  else if (next_cr_ > first)
+  else if (next_cr_ >= first)
     find_next_cr(begin_);
   peeked_offset_ = static_cast<std::uint64_t>(-1);
   return removed;

@@ -1,7 +1,8 @@
 // Split stage: cut a ByteSource into lines through one fixed buffer (memchr for '\n', tail
 // moved to the front before a refill). Handles CRLF, '\r' progress bars (keeps the text after
 // the last '\r'), NUL bytes, over-long lines (cut, reported once per file) and, when asked,
-// terminal escape sequences (removed from a line, or from a whole buffer of lines at once).
+// terminal escape sequences (removed from a line, or from a whole buffer of lines at once, as
+// the '\r' of CRLF line ends can be).
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,7 @@ struct SplitOptions {
 
 class LineSplitter {
  public:
-  /// strip_escapes_ahead(): where the stream offsets of lines move. After `at` (up to the next
+  /// strip_ahead(): where the stream offsets of lines move. After `at` (up to the next
   /// Shift's) a line's input offset is its stream offset plus `removed`. One per line that lost
   /// bytes, `at` after its last sequence; only the buffer's are kept (refill() drops the others).
   struct Shift {
@@ -104,21 +105,24 @@ class LineSplitter {
   /// counted, which skip_lines_before() would count again.
   void take_counted_lines(std::uint64_t end, std::uint64_t lines);
 
-  /// Removes the terminal escape sequences (base/text_util.h) from the lines lookahead() shows,
-  /// in place, moving the bytes after them down: a coloured log is then searched and read as
-  /// plain text. Each line loses what clean() with `has_esc` would take from it. A line that
-  /// holds a NUL or is longer than the limit keeps its own (clean() removes them after turning
-  /// NULs into spaces, or from the part of a cut line that is kept), and so does the input's
-  /// last line when it has no '\n' (without them it could be no line at all). `line`
-  /// is the line last returned (next_raw()); it shrinks by what it lost. Returns the number of
-  /// bytes removed. From then on the splitter's stream offsets are those of the text without
-  /// the sequences; file_offset() gives a line's offset in the input.
-  std::size_t strip_escapes_ahead(RawLine& line);
+  /// Removes from the lines lookahead() shows, in place, the '\r' of each "\r\n" and, with
+  /// `escapes`, the terminal escape sequences (base/text_util.h), moving the bytes after them
+  /// down: a CRLF or coloured log is then searched and read as plain text. Each line loses what
+  /// clean() (with `has_esc`) would take from it. A line that holds a NUL or is longer than the
+  /// limit keeps them (clean() removes them after turning NULs into spaces, or from the part of a
+  /// cut line that is kept), and so does the input's last line when it has no '\n' (without its
+  /// escapes it could be no line at all). `line` is the line last returned (next_raw()); it
+  /// shrinks by what it lost. Returns the number of bytes removed. From then on the splitter's
+  /// stream offsets are those of the text without them; file_offset() gives a line's offset in
+  /// the input.
+  std::size_t strip_ahead(RawLine& line, bool escapes);
+  /// Whether the lines lookahead() shows hold a '\r' (`line` is the line last returned).
+  bool cr_ahead(const RawLine& line) const;
   /// The input's offset of the line that starts at stream offset `offset`, which must not be
   /// before the line last returned: the offset plus the escape bytes removed before it.
   std::uint64_t file_offset(std::uint64_t offset) const;
-  /// Whether strip_escapes_ahead() removed anything so far (file_offset() is then needed).
-  bool stripped_escapes() const { return removed_total() != 0; }
+  /// Whether strip_ahead() removed anything so far (file_offset() is then needed).
+  bool offsets_moved() const { return removed_total() != 0; }
 
   /// From now on a read of 0 means "no more bytes for now" (a file still being written), not the
   /// end: next() then returns false before a partial last line and goes on when called again
@@ -152,7 +156,7 @@ class LineSplitter {
   void find_next_nul(std::size_t from);
   void find_next_cr(std::size_t from);
   void forget_shifts_before(std::uint64_t offset);
-  // The bytes strip_escapes_ahead() removed so far (the last shift's count).
+  // The bytes strip_ahead() removed so far (the last shift's count).
   std::uint64_t removed_total() const { return shifts_.empty() ? removed_before_shifts_ : shifts_.back().removed; }
   ByteSource& source_;
   DiagnosticSink& diags_;

@@ -8,6 +8,18 @@
 
 namespace megatriage::test {
 
+// `text` as it comes through a pseudo-terminal (`srun --pty`, `docker run -t`): each '\n' is
+// "\r\n" (the terminal's ONLCR).
+inline std::string with_crlf(const std::string& text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 32);
+  for (char c : text) {
+    if (c == '\n') out += '\r';
+    out += c;
+  }
+  return out;
+}
+
 // A job log with the shapes of every extractor, repeated with noise between them.
 inline std::string generated_log() {
   std::ostringstream out;

@@ -27,6 +27,7 @@ namespace {
 
 using test::repo_matcher;
 using test::generated_log;
+using test::with_crlf;
 using test::signature;
 
 const TriggerScanner& repo_triggers(TriggerScanner::Engine engine = TriggerScanner::Engine::Best) {
@@ -321,9 +322,10 @@ TEST_CASE("fast path: a generated log gives the same result for every buffer siz
 
 TEST_CASE("fast path: one file searched in parallel chunks gives the same result for any chunk size") {
   namespace fs = std::filesystem;
-  // The generated log, and the same coloured on every line: from its first escape on, the
-  // reader strips and searches the bytes itself, and the helpers only read ahead.
-  for (const std::string& text : {generated_log(), coloured(generated_log())}) {
+  // The generated log, the same coloured on every line, and with CRLF line ends: from its first
+  // escape or CRLF on, the reader strips and searches the bytes itself, and the helpers only
+  // read ahead.
+  for (const std::string& text : {generated_log(), coloured(generated_log()), with_crlf(generated_log())}) {
     fs::path path = fs::temp_directory_path() / ("megatriage-chunks-" + std::to_string(::getpid()) + ".log");
     { std::ofstream(path, std::ios::binary) << text; }
     SourceFile file;
@@ -568,4 +570,22 @@ TEST_CASE("fast path: a coloured log gives what examining every line gives, and 
   CHECK(got.find("OutOfMemoryError") != std::string::npos);
   CHECK(got.find("ibv_reg_mr failed, try 2192") != std::string::npos);
   CHECK(got.find("fact gpu_model=H100") != std::string::npos);
+}
+
+TEST_CASE("fast path: a CRLF log gives what examining every line gives, and takes the plain log's paths") {
+  // The searcher removes each line's '\r' before searching a buffer (LineSplitter::strip_ahead):
+  // the lines are plain, and taken as runs. The test log's own awkward lines come along: a
+  // '\r' that is no line end, escapes (removed in the same pass), NULs, over-long lines.
+  const std::string text = with_crlf(logging_stamped_log());
+  check_lazy_same_as_every_line(text, {16384, 70000, std::size_t{1} << 20}, true);
+  const std::string got = analyze_fast(text);
+  INFO(got);
+  CHECK(got.find("OutOfMemoryError") != std::string::npos);
+  CHECK(got.find("ibv_reg_mr failed, try 2192") != std::string::npos);
+  CHECK(got.find("fact gpu_model=H100") != std::string::npos);
+  CHECK(got.find("diag extract.terminal-escapes x1 @86\n") != std::string::npos);
+  // Coloured as well: escapes and CRs go in one pass from the first region on.
+  const std::string both = with_crlf(coloured(logging_stamped_log()));
+  check_lazy_same_as_every_line(both, {16384, 70000, std::size_t{1} << 20}, false);
+  CHECK(analyze_fast(both).find("diag extract.terminal-escapes x1 @1\n") != std::string::npos);
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "input/reader.h"
+#include "support/generated_log.h"
 
 namespace megatriage {
 namespace {
@@ -473,6 +474,22 @@ TEST_CASE("line_searcher: escapes removed from whole buffers leave each line as 
       const auto [got, got_first] = every_line_of(log, &scanner, buffer, step);
       CHECK(got == expected);
       CHECK(got_first == first_escape);
+    }
+  }
+  // The same through a pty: every line's '\r' goes in the same pass as its escapes, from the
+  // first region on (the first holds no escape); the lines and offsets are clean()'s.
+  const std::string crlf = test::with_crlf(log);
+  const auto [crlf_expected, crlf_first] = every_line_of(crlf, nullptr, 1 << 20, 0);
+  CHECK(crlf_first == 22);
+  CHECK(crlf_expected.find("[12:00:30 ERROR step 20]") != std::string::npos);
+  CHECK(crlf_expected.find("[bar 50%]") != std::string::npos);
+  for (std::size_t buffer : {std::size_t{256}, std::size_t{4099}, std::size_t{1} << 20}) {
+    for (std::size_t step : {std::size_t{0}, std::size_t{1000}}) {
+      CAPTURE(buffer);
+      CAPTURE(step);
+      const auto [got, got_first] = every_line_of(crlf, &scanner, buffer, step);
+      CHECK(got == crlf_expected);
+      CHECK(got_first == crlf_first);
     }
   }
   // A last line without a '\n' that is nothing but escapes is an empty line, not none.
