@@ -96,6 +96,15 @@ std::size_t first_nul_or_cr(const char* p, std::size_t n) {
   return first_nul_or_cr_scalar(p, n);
 }
 
+#if defined(__x86_64__)
+// The bytes of the 64 in `lo`, `hi` that equal those of `byte`, one bit each.
+__attribute__((target("avx2"))) inline std::uint64_t equal_bytes(__m256i lo, __m256i hi, __m256i byte) {
+  return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, byte))) |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, byte))))
+             << 32;
+}
+#endif
+
 // Moves a buffer's text down over what it removes from the lines (in place: `out` never passes
 // `in`): terminal escape sequences, and the '\r' of each "\r\n". Records where the line starts
 // move (LineSplitter::Shift).
@@ -113,6 +122,14 @@ class LineCompaction {
   // to `until` (a line start, or the end of the text).
   template <bool kEscapes, bool kCrlf>
   void strip_to(const char* until) {
+#if defined(__x86_64__)
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (!kEscapes && avx2) {
+      strip_crlf_avx2(until);
+      return;
+    }
+#endif
+    may_keep_cr_ = true;  // not looked at here
     // Locals, not members: a store through a char* may alias any member, which the compiler
     // would then load again after each one.
     const char* in = in_;
@@ -173,6 +190,52 @@ class LineCompaction {
     new_line_ = new_line;
   }
 
+#if defined(__x86_64__)
+  // strip_to<false, true>() on AVX2: only the '\r' of each "\r\n", the bulk of a CRLF log.
+  // 64 bytes are looked at a step, and the text between two line ends is moved at once. Reads
+  // up to 31 bytes past `until` (kCopySlack).
+  __attribute__((target("avx2"))) void strip_crlf_avx2(const char* until) {
+    const char* in = in_;
+    char* out = out_;
+    bool new_line = new_line_;
+    const __m256i cr = _mm256_set1_epi8('\r'), newline = _mm256_set1_epi8('\n');
+    auto remove = [&](const char* at) {  // the '\r' at `at`, and the text before it
+      out = move_down(out, in, static_cast<std::size_t>(at - in));
+      in = at + 1;
+      record_shift(in, out, new_line);
+      new_line = true;  // the '\n' after it
+    };
+    const char* block = in;
+    for (; block + 64 <= until; block += 64) {
+      const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
+      const std::uint64_t crs = equal_bytes(lo, hi, cr);
+      if (crs == 0) continue;
+      // A '\r' whose next byte is a '\n'; the last byte's next is the next block's first.
+      const std::uint64_t next_newline = block + 64 < until && block[64] == '\n' ? std::uint64_t{1} << 63 : 0;
+      std::uint64_t ends = crs & ((equal_bytes(lo, hi, newline) >> 1) | next_newline);
+      may_keep_cr_ = may_keep_cr_ || crs != ends;
+      for (; ends != 0; ends &= ends - 1) remove(block + __builtin_ctzll(ends));
+    }
+    for (const char* p = block; p < until; ++p) {
+      p = static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(until - p)));
+      if (p == nullptr) break;
+      if (p + 1 < until && p[1] == '\n')
+        remove(p);
+      else
+        may_keep_cr_ = true;
+    }
+    // `until` follows a '\n' (a line start).
+    new_line_ = new_line || until > in;
+    out_ = move_down(out, in, static_cast<std::size_t>(until - in));
+    in_ = until;
+  }
+#endif
+
+  // Whether the text stripped may still hold a '\r' (one that ends no line, or any after
+  // strip_to() with escapes, which does not keep count).
+  bool may_keep_cr() const { return may_keep_cr_; }
+
   // Moves the text up to `until` (a line start) down as it is: lines that keep their escapes.
   void copy_to(const char* until) {
     const auto run = static_cast<std::size_t>(until - in_);
@@ -183,6 +246,21 @@ class LineCompaction {
   }
 
  private:
+#if defined(__x86_64__)
+  // Moves `n` bytes from `in` down to `out` (out <= in). 32 at a time where they lie 32 or more
+  // bytes apart: a store then lands only on bytes already read, the last one's tail too (up to
+  // 31 bytes past `out + n`); the last load reads up to 31 bytes past `in + n`.
+  __attribute__((target("avx2"))) static char* move_down(char* out, const char* in, std::size_t n) {
+    if (in - out < 32) {
+      std::memmove(out, in, n);
+      return out + n;
+    }
+    for (std::size_t i = 0; i < n; i += 32)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
+    return out + n;
+  }
+#endif
+
   // The first ESC (kEscapes) or '\r' before a '\n' (kCrlf) in [in, until), or `until`.
   template <bool kEscapes, bool kCrlf>
   static const char* next_removal(const char* in, const char* until) {
@@ -229,7 +307,12 @@ class LineCompaction {
   std::uint64_t stream_base_, removed_before_;
   std::vector<LineSplitter::Shift>& shifts_;
   bool new_line_ = true;  // a '\n' was passed since the last shift: the next one is another line's
+  bool may_keep_cr_ = false;
 };
+
+// Bytes after a buffer's end that a copy 32 bytes at a time may read and write past the text
+// (LineCompaction).
+constexpr std::size_t kCopySlack = 32;
 
 // The last buffer a splitter on this thread released, for the next file: a fresh 1 MiB
 // allocation per file costs page faults and heap trimming that dominate small files.
@@ -263,7 +346,7 @@ void LineSplitter::acquire_buffer() {
     buffer_ = std::move(spare_buffer.bytes);
     spare_buffer.size = 0;
   } else {
-    buffer_.reset(new char[buffer_size_]);
+    buffer_.reset(new char[buffer_size_ + kCopySlack]);
   }
 }
 
@@ -428,7 +511,7 @@ bool LineSplitter::cr_ahead(const RawLine& line) const {
 std::size_t LineSplitter::strip_ahead(RawLine& line, bool escapes) {
   std::uint64_t region_offset = 0;
   const std::string_view region = lookahead(region_offset);
-  if (region.empty() || line.has_nul) return 0;
+  if (region.empty() || (escapes && line.has_nul)) return 0;
   char* const buf = buffer_.get();
   const std::size_t from = last_start_, stop = from + region.size();
   // The first '\r' (next_cr_ is the first after the line last returned), then the first ESC
@@ -465,7 +548,11 @@ std::size_t LineSplitter::strip_ahead(RawLine& line, bool escapes) {
       compaction.strip_to<false, true>(buf + until);
   };
   std::uint64_t lines = 0;
-  if (next_nul_ >= strip_stop &&
+  if (!escapes) {
+    // A line's '\r' goes whatever the line: clean() would drop it after the NULs, and an
+    // over-long line is cut where it would be (the limit does not count a CRLF's '\r').
+    strip_to(strip_stop);
+  } else if (next_nul_ >= strip_stop &&
       count_short_lines(buf + first_line, strip_stop - first_line, options_.max_line_bytes, lines)) {
     strip_to(strip_stop);
   } else {
@@ -511,7 +598,8 @@ std::size_t LineSplitter::strip_ahead(RawLine& line, bool escapes) {
   if (next_cr_ >= stop)
     next_cr_ = next_cr_ >= end_ + removed ? end_ : next_cr_ - removed;
   else if (next_cr_ >= first)
-    find_next_cr(begin_);
+    // (When the text stripped has no '\r' left, only the bytes after it may hold one.)
+    find_next_cr(compaction.may_keep_cr() || strip_stop < stop ? begin_ : stop - removed);
   peeked_offset_ = static_cast<std::uint64_t>(-1);
   return removed;
 }
