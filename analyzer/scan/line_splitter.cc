@@ -199,31 +199,31 @@ class LineCompaction {
     char* out = out_;
     bool new_line = new_line_;
     const __m256i cr = _mm256_set1_epi8('\r'), newline = _mm256_set1_epi8('\n');
-    auto remove = [&](const char* at) {  // the '\r' at `at`, and the text before it
-      out = move_down(out, in, static_cast<std::size_t>(at - in));
-      in = at + 1;
-      record_shift(in, out, new_line);
-      new_line = true;  // the '\n' after it
-    };
-    const char* block = in;
-    for (; block + 64 <= until; block += 64) {
-      const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
-      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
+    for (const char* block = in; block < until; block += 64) {
+      // The last bytes, fewer than 64, from a copy padded with NULs.
+      alignas(32) char tail[64];
+      const char* bytes = block;
+      if (until - block < 64) {
+        std::memset(tail, 0, sizeof tail);
+        std::memcpy(tail, block, static_cast<std::size_t>(until - block));
+        bytes = tail;
+      }
+      const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes));
+      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes + 32));
       const std::uint64_t crs = equal_bytes(lo, hi, cr);
       if (crs == 0) continue;
       // A '\r' whose next byte is a '\n'; the last byte's next is the next block's first.
       const std::uint64_t next_newline = block + 64 < until && block[64] == '\n' ? std::uint64_t{1} << 63 : 0;
       std::uint64_t ends = crs & ((equal_bytes(lo, hi, newline) >> 1) | next_newline);
       may_keep_cr_ = may_keep_cr_ || crs != ends;
-      for (; ends != 0; ends &= ends - 1) remove(block + __builtin_ctzll(ends));
-    }
-    for (const char* p = block; p < until; ++p) {
-      p = static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(until - p)));
-      if (p == nullptr) break;
-      if (p + 1 < until && p[1] == '\n')
-        remove(p);
-      else
-        may_keep_cr_ = true;
+      for (; ends != 0; ends &= ends - 1) {
+        // The text before the '\r', then the '\r'.
+        const char* at = block + __builtin_ctzll(ends);
+        out = move_down(out, in, static_cast<std::size_t>(at - in));
+        in = at + 1;
+        record_shift(in, out, new_line);
+        new_line = true;  // the '\n' after it
+      }
     }
     // `until` follows a '\n' (a line start).
     new_line_ = new_line || until > in;
@@ -250,7 +250,7 @@ class LineCompaction {
   // Moves `n` bytes from `in` down to `out` (out <= in). 32 at a time where they lie 32 or more
   // bytes apart: a store then lands only on bytes already read, the last one's tail too (up to
   // 31 bytes past `out + n`); the last load reads up to 31 bytes past `in + n`.
-  __attribute__((target("avx2"))) static char* move_down(char* out, const char* in, std::size_t n) {
+  __attribute__((target("avx2"), always_inline)) static inline char* move_down(char* out, const char* in, std::size_t n) {
     if (in - out < 32) {
       std::memmove(out, in, n);
       return out + n;
