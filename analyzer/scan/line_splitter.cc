@@ -232,13 +232,14 @@ class LineCompaction {
   }
 #endif
 
-  // Whether the text stripped may still hold a '\r' (one that ends no line, or any after
-  // strip_to() with escapes, which does not keep count).
+  // Whether the text passed may still hold a '\r': one that ends no line, one of a line copied
+  // as it is, or any after the SSE2 and byte loops, which do not keep count.
   bool may_keep_cr() const { return may_keep_cr_; }
 
   // Moves the text up to `until` (a line start) down as it is: lines that keep their escapes.
   void copy_to(const char* until) {
     const auto run = static_cast<std::size_t>(until - in_);
+    may_keep_cr_ = may_keep_cr_ || std::memchr(in_, '\r', run) != nullptr;
     new_line_ = new_line_ || std::memchr(in_, '\n', run) != nullptr;
     std::memmove(out_, in_, run);
     in_ += run;
