@@ -1,5 +1,6 @@
 #include "extract/timestamp.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -221,6 +222,33 @@ void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) 
   y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2);
 }
 
+// A logging format that puts the level first (`%(levelname)s %(asctime)s ...`, a padded
+// `%(levelname)-8s | `, `[%(levelname)s]%(asctime)s`): the level word, maybe in brackets, and
+// the separators after it. Returns where the stamp would start, or npos when `s` at `i` starts otherwise.
+std::size_t after_level_word(Sv s, std::size_t i) {
+  static constexpr Sv kLevels[] = {"INFO", "WARNING", "WARN", "ERROR", "DEBUG", "CRITICAL", "FATAL", "TRACE", "NOTICE"};
+  const bool bracketed = i < s.size() && s[i] == '[';
+  const std::size_t word = i + (bracketed ? 1 : 0);
+  std::size_t j = Sv::npos;
+  for (Sv level : kLevels) {
+    if (starts_with(s, word, level)) {
+      j = word + level.size();
+      break;
+    }
+  }
+  if (j == Sv::npos) return Sv::npos;
+  if (bracketed) {
+    if (j >= s.size() || s[j] != ']') return Sv::npos;
+    ++j;
+  }
+  // Then a separator (after a bracket, maybe none): spaces (a padded level), ':', '-' or '|', a
+  // few bytes at most.
+  const std::size_t stop = std::min(s.size(), j + 8);
+  const std::size_t from = j;
+  while (j < stop && (s[j] == ' ' || s[j] == ':' || s[j] == '-' || s[j] == '|')) ++j;
+  return j > from || bracketed ? j : Sv::npos;
+}
+
 // What parse_shaped says of the shape it read.
 struct StampShape {
   // It reads the line from its start up to the byte after its time of day (and fraction) and no
@@ -228,6 +256,16 @@ struct StampShape {
   bool prefix_shaped = false;
   bool keeps_fraction = true;  // false for c10: read_c10 drops the monotonic-clock fraction
 };
+
+// `LEVEL 2026-11-29 10:00:00,123`: a date and time after a level word (after_level_word).
+std::optional<CivilTime> read_after_level(Sv body, std::size_t i, StampShape& shape) {
+  std::size_t j = after_level_word(body, i);
+  if (j == Sv::npos || j + 1 >= body.size() || !is_digit(body[j]) || !is_digit(body[j + 1])) return std::nullopt;
+  CivilTime t;
+  if (!read_datetime(body, j, t)) return std::nullopt;
+  shape.prefix_shaped = true;
+  return t;
+}
 
 // parse_timestamp, also saying which kind of shape it read.
 std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) {
@@ -264,6 +302,9 @@ std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) 
         }
         return std::nullopt;
       }
+      if (c1 >= 'A' && c1 <= 'Z') {
+        if (std::optional<CivilTime> t = read_after_level(body, i, shape)) return t;
+      }
       return read_datetime_suffix(body);
     case 't':
       if (c1 == 'i') return read_child_failed(body, i);
@@ -293,6 +334,7 @@ std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) 
     shape.prefix_shaped = true;
     return read_glog(body, i);
   }
+  if (c0 >= 'A' && c0 <= 'Z' && c1 >= 'A' && c1 <= 'Z') return read_after_level(body, i, shape);
   return std::nullopt;
 }
 

@@ -2,7 +2,8 @@
 // logging, c10 `[E728 15:01:59.561275187 file:line]` with no year and an unpadded month, glog
 // `E0925 17:40:00.218000 pid path:line]`, Megatron `[YYYY-MM-DD HH:MM:SS(.ffffff)]`,
 // torchelastic `time : YYYY-MM-DD_HH:MM:SS`, slurmstepd `CANCELLED AT`, NeMo, DeepSpeed,
-// NCCL WARN `[%F %T]`). Returns broken-down time; year inference happens in the caller.
+// NCCL WARN `[%F %T]`, and a date and time after a level word: `INFO 2026-11-29 10:00:00,123`,
+// `[WARNING] 2026-...`). Returns broken-down time; year inference happens in the caller.
 #pragma once
 
 #include <cstddef>
@@ -19,8 +20,8 @@
 
 namespace megatriage {
 
-/// Finds a timestamp at the start of `body` (after leading spaces), or at a known anchor inside
-/// it (`time      : `, `CANCELLED AT `, `datetime: `). Cheap rejection first: most lines return
+/// Finds a timestamp at the start of `body` (after leading spaces and a level word), or at a
+/// known anchor inside it (`time      : `, `CANCELLED AT `, `datetime: `). Cheap rejection first: most lines return
 /// nullopt after looking at two bytes. c10 fractions are monotonic-clock noise: micros = 0.
 std::optional<CivilTime> parse_timestamp(std::string_view body);
 

@@ -104,6 +104,30 @@ TEST_SUITE("timestamp") {
     check_rows(rows);
   }
 
+  TEST_CASE("timestamp: a level word before the stamp (level-first logging formats)") {
+    const Row rows[] = {
+        {"INFO 2026-11-29 10:00:01,000 megatron.training - iteration 1", "2026-11-29 10:00:01"},
+        {"WARNING: 2026-11-29 10:00:01.5 x", "2026-11-29 10:00:01.500000"},
+        {"ERROR | 2026-11-29T10:00:01 x", "2026-11-29 10:00:01"},
+        {"DEBUG    | 2026-11-29 10:00:01.123 | x", "2026-11-29 10:00:01.123000"},
+        {"[CRITICAL] 2026-11-29 10:00:01,250 x", "2026-11-29 10:00:01.250000"},
+        {"[INFO]2026-11-29 10:00:01 x", "2026-11-29 10:00:01"},
+        {"  FATAL - 2026-11-29 10:00:01 x", "2026-11-29 10:00:01"},
+    };
+    check_rows(rows);
+    const std::string_view rejects[] = {
+        "INFORMATION 2026-11-29 10:00:01 x",   // not a level word
+        "INFO2026-11-29 10:00:01 x",           // no separator after a bare word
+        "INFO          2026-11-29 10:00:01 x",  // more separator than a padded level has
+        "[INFO x] 2026-11-29 10:00:01",
+        "NCCL INFO 2026-11-29 10:00:01",
+        "INFO 404 not found",
+        "ERROR 2026-11-29 25:00:01 x",          // the stamp itself must hold
+        "INFO 11-29 10:00:01 [llm_engine.py:12] no year",
+    };
+    check_rejects(rejects);
+  }
+
   TEST_CASE("timestamp: iso 8601 and sacct") {
     const Row rows[] = {
         {"2024-05-01T12:00:00", "2024-05-01 12:00:00"},
@@ -266,6 +290,8 @@ TEST_SUITE("timestamp") {
         // A separator without a fraction (found by fuzz_file): a digit after it would be read.
         "2026-11-30 07:10:12,k 0 on vm (NVIDIA H200)",
         "2026-11-30 07:10:12.",
+        "INFO 2026-11-29 10:06:04,902 trainer - step 1",
+        "[WARNING] 2026-11-29 10:06:04.902 x",
     };
     const char replacements[] = {'0', '5', '9', ':', '.', ',', ' ', ']', 'x', '\0'};
     int answered = 0;

@@ -572,6 +572,36 @@ TEST_CASE("fast path: a coloured log gives what examining every line gives, and 
   CHECK(got.find("fact gpu_model=H100") != std::string::npos);
 }
 
+// `text` with Python logging's level moved before the stamp (`%(levelname)s %(asctime)s ...`):
+// `2026-11-30 09:50:01,000 - INFO - x` becomes `INFO 2026-11-30 09:50:01,000 x`.
+std::string level_first(const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    const std::size_t level = line.find(" - ", 23);
+    const std::size_t level_end = level == 23 ? line.find(" - ", level + 3) : std::string::npos;
+    if (line.size() > 23 && line[0] == '2' && level_end != std::string::npos)
+      line = line.substr(level + 3, level_end - level - 3) + " " + line.substr(0, 23) + " " + line.substr(level_end + 3);
+    out += line;
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+TEST_CASE("fast path: a level-first logging log gives what examining every line gives, and is taken as runs") {
+  const std::string text = level_first(logging_stamped_log());
+  REQUIRE(text.find("\nINFO 2026-11-30 09:50:0") != std::string::npos);
+  check_lazy_same_as_every_line(text, {16384, 70000, std::size_t{1} << 20}, true);
+  const std::string got = analyze_fast(text);
+  INFO(got);
+  CHECK(got.find("OutOfMemoryError") != std::string::npos);
+  CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // its stamps are read
+}
+
 TEST_CASE("fast path: a CRLF log gives what examining every line gives, and takes the plain log's paths") {
   // The searcher removes each line's '\r' before searching a buffer (LineSplitter::strip_ahead):
   // the lines are plain, and taken as runs. The test log's own awkward lines come along: a
