@@ -18,6 +18,8 @@
 //   coloured the logging style as a job with a terminal (`srun --pty`, FORCE_COLOR=1) writes it:
 //            colorlog's colours on every stamp and level, `ESC[2m2026-11-29 10:00:00,123ESC[0m
 //            - ESC[32mINFOESC[0m - ...`, and Python 3.13's coloured tracebacks
+//   levelfirst  the logging style with the level first, `%(levelname)s %(asctime)s %(name)s - ...`:
+//            `INFO 2026-11-29 10:00:00,123 megatron.training - ...`
 //   pty      the logging style captured through a pseudo-terminal (`srun --pty`, `docker run -t`,
 //            `script`): the terminal's output processing (ONLCR) ends every line with `\r\n`
 //
@@ -61,7 +63,7 @@ constexpr std::int64_t kStart = 10 * 3600 * kUs;  // 2026-11-29 10:00:00
 constexpr std::int64_t kIterUs = 1912 * 1000;
 constexpr std::int64_t kTimeoutUs = 600 * kUs;
 
-enum class Style { Mixed, Logging, Srun, Pdsh, Coloured, Pty };
+enum class Style { Mixed, Logging, Srun, Pdsh, Coloured, Pty, LevelFirst };
 
 using bench::appendf;
 using bench::Clock;
@@ -169,6 +171,27 @@ void crlf(std::string_view text, std::string& o) {
   }
 }
 
+// `text` with each logging line's level before its stamp: `2026-11-29 10:00:00,123 - INFO - x -`
+// becomes `INFO 2026-11-29 10:00:00,123 x -`.
+void level_first(std::string_view text, std::string& o) {
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl == std::string_view::npos ? text.size() : nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    std::size_t level_end = line.find(" - ", 26);
+    if (line.size() > 26 && line.substr(0, 5) == "2026-" && line.substr(23, 3) == " - " && level_end != std::string_view::npos) {
+      o.append(line.substr(26, level_end - 26));
+      o += ' ';
+      o.append(line.substr(0, 23));
+      o += ' ';
+      o.append(line.substr(level_end + 3));
+    } else {
+      o.append(line);
+    }
+    if (nl != std::string_view::npos) o += '\n';
+  }
+}
+
 // One training iteration of one rank, as its process writes it (no per-line head).
 void iteration(Style style, int rank, int k, std::string& o) {
   Rng r(static_cast<std::uint64_t>(rank) + 1, static_cast<std::uint64_t>(k) + 1);
@@ -186,6 +209,12 @@ void iteration(Style style, int rank, int k, std::string& o) {
       std::string plain;
       iteration(Style::Logging, rank, k, plain);
       crlf(plain, o);
+      return;
+    }
+    case Style::LevelFirst: {
+      std::string plain;
+      iteration(Style::Logging, rank, k, plain);
+      level_first(plain, o);
       return;
     }
     case Style::Mixed:
@@ -324,7 +353,8 @@ void with_head(const std::string& head, std::string_view text, std::string& o) {
 std::uint64_t write_per_rank(Style style, int iters, const std::filesystem::path& logs) {
   std::uint64_t total = 0;
   std::string text;
-  const bool logging = style == Style::Logging || style == Style::Coloured || style == Style::Pty;
+  const bool logging =
+      style == Style::Logging || style == Style::Coloured || style == Style::Pty || style == Style::LevelFirst;
   const char* name = logging ? "nemo" : "gpt";
   for (int rank = 0; rank < kRanks; ++rank) {
     File f(logs / (std::string(name) + "-" + std::to_string(kJobId) + "-" + std::to_string(rank) + ".out"));
@@ -347,6 +377,10 @@ std::uint64_t write_per_rank(Style style, int iters, const std::filesystem::path
       std::string ended;
       crlf(text, ended);
       text.swap(ended);
+    } else if (style == Style::LevelFirst) {
+      std::string moved;
+      level_first(text, moved);
+      text.swap(moved);
     }
     f.put(text);
     total += f.bytes;
@@ -407,7 +441,7 @@ std::uint64_t write_interleaved(Style style, int iters, const std::filesystem::p
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: bench_styles mixed|logging|srun|pdsh|coloured|pty OUTDIR TARGET_MB\n");
+    std::fprintf(stderr, "usage: bench_styles mixed|logging|srun|pdsh|coloured|pty|levelfirst OUTDIR TARGET_MB\n");
     return 2;
   }
   std::string_view name = argv[1];
@@ -418,6 +452,7 @@ int main(int argc, char** argv) {
   else if (name == "pdsh") style = Style::Pdsh;
   else if (name == "coloured") style = Style::Coloured;
   else if (name == "pty") style = Style::Pty;
+  else if (name == "levelfirst") style = Style::LevelFirst;
   else {
     std::fprintf(stderr, "bench_styles: unknown style '%s'\n", argv[1]);
     return 2;
