@@ -398,6 +398,7 @@ class FileAnalyzer : public LineSink {
         if (!inside) m = learner_.learn_header_prefix(prefix.body.substr(0, at));
         if (m.length > 0) {
           stamp_routes_.clear();  // lines with this prefix now route differently
+          stamp_run_walker_.reset();  // ... and the heads it walks may go elsewhere
           unmatched_.clear();     // ... and their rules see another body
           adopt_from_ = key;
           key.learnt = PrefixLearner::combine(key.learnt, m.writer);
@@ -499,6 +500,12 @@ class FileAnalyzer : public LineSink {
   // follow as a run (on_stamp_run()).
   void ready_stamp_run(const StampRoute<StreamState>& route) {
     stamp_run_ready_ = route.layout && !route.layout->ends_line;
+    // The walker learns the writer's other heads as their lines are met (a level that comes
+    // only in the middle of runs never starts one).
+    if (stamp_run_ready_ && walks_writer_of(route)) {
+      const std::string_view head = stamp_routes_.last_head();
+      if (!stamp_run_walker_->has_route(head, *route.layout)) stamp_run_walker_->add_route(head, *route.layout);
+    }
   }
 
   // Only the line just taken may start a run: a later one would skip the lines between.
@@ -517,9 +524,10 @@ class FileAnalyzer : public LineSink {
     no_stamp_run();
     if (route == nullptr || open_structures_ != 0 || !adoptions_.empty() || (run.may_hold & kWatchEscape) != 0)
       return {};
-    if (!run.without_stamps && !stamp_run_starts(run, head)) return {};
     StreamState& stream = *route->stream;
     const TimeOfDayLayout& layout = *route->layout;
+    StampRunWalker& walker = run_walker(*route, head, layout);
+    if (!run.without_stamps && !walker.starts(run)) return {};
     if (!stream.last_stamp || !stream.awaiting_upper_bound.empty()) return {};
     CivilTime day = layout.date;
     day.hour = day.minute = day.second = day.micros = 0;
@@ -527,7 +535,6 @@ class FileAnalyzer : public LineSink {
     const long long floor = stream.last_stamp->year == day.year
                                 ? year_seconds(*stream.last_stamp) - 60 - year_seconds(day)
                                 : std::numeric_limits<long long>::min();
-    if (!stamp_run_walker_ || !stamp_run_walker_->same_route(head, layout)) stamp_run_walker_.emplace(head, layout);
     // Lines with a fact's anchor on the route are taken too where on_routed_line() would take
     // them (not a route of NCCL's head, and not where every line may hold a structure).
     RunAnchors anchors(*this, *route, run);
@@ -535,8 +542,8 @@ class FileAnalyzer : public LineSink {
         run.triggers != nullptr && !route->nccl_host && (run.may_hold & (kWatchEscape | kWatchStructure)) == 0;
     const StampRunWalk walk =
         run.without_stamps
-            ? stamp_run_walker_->walk_lines(run, floor, !reported_backwards_, with_anchors ? &anchors : nullptr)
-            : stamp_run_walker_->walk(run, floor, !reported_backwards_);
+            ? walker.walk_lines(run, floor, !reported_backwards_, with_anchors ? &anchors : nullptr)
+            : walker.walk(run, floor, !reported_backwards_);
     if (walk.lines > 0) {
       CivilTime last = day;
       last.hour = walk.last.hour;
@@ -554,6 +561,24 @@ class FileAnalyzer : public LineSink {
     // A walk by stamp hits takes one hit a stamped line; one by line ends counted every line.
     if (run.without_stamps) return {walk.bytes, walk.hits, walk.lines};
     return {walk.bytes, walk.lines, 0};
+  }
+
+  // The walker for runs of `route`'s lines (its `head` and `layout`). Routes to the same stream
+  // that read the same from their lines (a level word before the stamp makes a route per
+  // level) share one, so that a run goes on across them; any other route starts another.
+  StampRunWalker& run_walker(const StampRoute<StreamState>& route, std::string_view head, const TimeOfDayLayout& layout) {
+    if (walks_writer_of(route) &&
+        (stamp_run_walker_->has_route(head, layout) || stamp_run_walker_->add_route(head, layout)))
+      return *stamp_run_walker_;
+    walker_route_ = route;
+    return stamp_run_walker_.emplace(head, layout);
+  }
+
+  // Whether there is a walker and `route`'s lines go where its first route's go, read alike.
+  bool walks_writer_of(const StampRoute<StreamState>& route) const {
+    const StampRoute<StreamState>& w = walker_route_;
+    return stamp_run_walker_ && w.stream == route.stream && w.named_at == route.named_at && w.body_at == route.body_at &&
+           w.launcher == route.launcher && w.srun_task == route.srun_task && w.nccl_host == route.nccl_host;
   }
 
   // A run's line of its route whose triggers are all facts' anchors (no needle): what on_line()
@@ -871,7 +896,8 @@ class FileAnalyzer : public LineSink {
   ChildFailureTable child_failures_;
   RankMentions rank_mentions_;
   StampRoutes<StreamState> stamp_routes_;
-  std::optional<StampRunWalker> stamp_run_walker_;  // set up for the route of the last run walked
+  std::optional<StampRunWalker> stamp_run_walker_;  // set up for the routes of the last runs walked
+  StampRoute<StreamState> walker_route_;             // the first of them (run_walker())
   UnmatchedLines unmatched_;
 };
 

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "extract/timestamp.h"
 #include "scan/line_searcher.h"
@@ -52,15 +53,24 @@ bool stamp_run_starts(const LineSink::StampRun& run, std::string_view head);
 
 /// A route's walks, set up once for its head (a line's bytes up to and including the first
 /// digit of its time of day) and its stamp's layout: a file of one writer walks thousands of
-/// runs on one route, and each walk's setup cost as much as its lines.
+/// runs on one route, and each walk's setup cost as much as its lines. A writer whose heads
+/// differ from line to line in a few ways only (the level before the stamp: `INFO 2026-...`,
+/// `WARNING 2026-...`) has a route for each; the walker then holds them all (add_route()), and
+/// a run goes on across them.
 class StampRunWalker {
  public:
   StampRunWalker(std::string_view head, const TimeOfDayLayout& layout);
 
-  /// Whether this walker was set up for `head` and `layout`.
-  bool same_route(std::string_view head, const TimeOfDayLayout& layout) const;
+  /// Whether this walker was set up for `head` and `layout` (one of its routes).
+  bool has_route(std::string_view head, const TimeOfDayLayout& layout) const;
+  /// Adds a route whose lines go where the first one's go (the caller's to know), read with a
+  /// layout of the same date. False, and nothing added, when there are kMaxRoutes already, the
+  /// date differs, or the route cannot be walked.
+  bool add_route(std::string_view head, const TimeOfDayLayout& layout);
+  /// stamp_run_starts() for any of the routes.
+  bool starts(const LineSink::StampRun& run) const;
 
-  /// The lines at the start of `run` that the route takes, each with no trigger but its
+  /// The lines at the start of `run` that the routes take, each with no trigger but its
   /// stamp, and the lines without a hit between them. Stops before a line with another head or
   /// another trigger, a stamp the layout does not read, a line that may be over the run's
   /// limit, and, with `check_steps_back`, a stamp more than a minute before the one before it
@@ -68,33 +78,46 @@ class StampRunWalker {
   /// reports.
   StampRunWalk walk(const LineSink::StampRun& run, long long floor, bool check_steps_back) const;
   /// The same for a run whose hits hold no stamps (`run.without_stamps`): the lines are found
-  /// from line end to line end, each must start with the head and a stamp the layout reads,
+  /// from line end to line end, each must start with a head and a stamp its layout reads,
   /// and the walk stops before the line of the first hit. Every line taken is a stamped line
   /// (`lines` counts them all, so the bytes taken hold exactly that many). With `anchors`, a line
-  /// of the route that holds hits is offered to it (as the `walk.lines`-th line from
+  /// of a route that holds hits is offered to it (as the `walk.lines`-th line from
   /// `run.first_line`), and the walk goes on past it when it takes it.
   StampRunWalk walk_lines(const LineSink::StampRun& run, long long floor, bool check_steps_back,
                           AnchorLines* anchors = nullptr) const;
 
- private:
-  // Whether the `kLineStartBytes` bytes at `p` (all readable) start with the head and then fit
-  // the layout; only when `one_look_`.
-  bool line_start_at(const char* p) const;
-  // Whether the `available` bytes at `p` start with the head and a stamp the layout reads:
-  // line_start_at() where it can look, else starts_route_line_slowly().
-  bool starts_route_line(const char* p, std::size_t available, const TimeOfDayReader& reader) const;
-  bool starts_route_line_slowly(const char* p, std::size_t available, const TimeOfDayReader& reader) const;
+  static constexpr std::size_t kMaxRoutes = 4;
 
+ private:
   static constexpr std::size_t kLineStartBytes = 64;
-  std::string head_;
-  TimeOfDayLayout layout_;
-  // The head's bytes, then the layout's (digits where it has a digit): one template, compared
-  // 16 bytes at a time, where a head compare and a layout check cost twice that.
-  alignas(16) char template_[kLineStartBytes] = {};
-  alignas(16) char digits_[kLineStartBytes] = {};  // -1 where any digit fits
-  unsigned wanted_[kLineStartBytes / 16] = {};     // per 16 bytes, the template's positions
-  bool one_look_ = false;                          // the template fits (and SSE2 is there)
-  bool walkable_;  // the head ends in the stamp's first digit, and the stamp does not end its line
+  // One route's lines: the head's bytes, then the layout's (digits where it has a digit), as one
+  // template compared 16 bytes at a time, where a head compare and a layout check cost twice
+  // that.
+  struct Shape {
+    Shape(std::string_view head, const TimeOfDayLayout& layout);
+    // Whether the `kLineStartBytes` bytes at `p` (all readable) start with the head and then
+    // fit the layout; only when `one_look`.
+    bool line_start_at(const char* p) const;
+    // Whether the `available` bytes at `p` start with the head and a stamp the layout reads:
+    // line_start_at() where it can look, else starts_slowly().
+    bool starts_line(const char* p, std::size_t available) const {
+      if (one_look && available >= kLineStartBytes) return line_start_at(p);
+      return starts_slowly(p, available);
+    }
+    bool starts_slowly(const char* p, std::size_t available) const;
+
+    std::string head;
+    TimeOfDayLayout layout;
+    alignas(16) char bytes[kLineStartBytes] = {};
+    alignas(16) char digits[kLineStartBytes] = {};  // -1 where any digit fits
+    unsigned wanted[kLineStartBytes / 16] = {};     // per 16 bytes, the template's positions
+    bool one_look = false;                          // the template fits (and SSE2 is there)
+    bool walkable;  // the head ends in the stamp's first digit, and the stamp does not end its line
+  };
+  // The shape whose line starts at `line` (the one of the line before first), or null.
+  const Shape* shape_at(const char* line, std::size_t available, const Shape* last) const;
+
+  std::vector<Shape> shapes_;  // the walkable ones (the first may not be: then no walk)
 };
 
 }  // namespace megatriage

@@ -380,3 +380,54 @@ TEST_CASE("a walk without stamp hits offers its route's lines with hits, and goe
     CHECK(walk.lines == 1);
   }
 }
+
+TEST_CASE("a walker with the routes of a writer's level-first heads walks across them") {
+  // `%(levelname)s %(asctime)s ...`: the level is in the head, so each level is a route of its own.
+  const Route info = route_of("INFO 2026-11-29 10:01:32,683 megatron.training - iteration 1/500000\n");
+  const Route warning = route_of("WARNING 2026-11-29 10:01:32,700 py.warnings - x\n");
+  const Route debug = route_of("DEBUG 2026-11-29 10:01:32,710 torch.distributed - barrier\n");
+  const std::string text =
+      "INFO 2026-11-29 10:01:32,820 megatron.core.timers - forward-backward: 1500.39 ms\n"
+      "DEBUG 2026-11-29 10:01:32,957 torch.distributed - barrier on group 2 done\n"
+      "INFO 2026-11-29 10:01:33,094 nemo.collections.llm.gpt.data - Loading batch 85\n"
+      "WARNING 2026-11-29 10:01:33,231 megatron.core.optimizer - step 1: found inf/nan: False\n";
+  for (bool by_lines : {false, true}) {
+    CAPTURE(by_lines);
+    const Searched s = search(text, 1000, !by_lines);
+    StampRunWalker walker(info.head, info.layout);
+    auto walked = [&] { return by_lines ? walker.walk_lines(s.run, LLONG_MIN, true) : walker.walk(s.run, LLONG_MIN, true); };
+    CHECK(walked().lines == 1);  // INFO only: it stops before the DEBUG line
+    REQUIRE(walker.add_route(debug.head, debug.layout));
+    CHECK(walker.has_route(debug.head, debug.layout));
+    CHECK(walked().lines == 3);  // ... and now before the WARNING line
+    REQUIRE(walker.add_route(warning.head, warning.layout));
+    const StampRunWalk w = walked();
+    CHECK(w.lines == 4);
+    CHECK(w.bytes == text.size());
+    // The last line's time, read on its own route's layout.
+    CHECK(w.last.second == 33);
+    CHECK(w.last.micros == 231000);
+  }
+  // A run may start on any of the routes.
+  const std::string from_debug = text.substr(text.find("DEBUG"));
+  const Searched s = search(from_debug, 1000);
+  StampRunWalker walker(info.head, info.layout);
+  CHECK_FALSE(walker.starts(s.run));
+  walker.add_route(debug.head, debug.layout);
+  CHECK(walker.starts(s.run));
+}
+
+TEST_CASE("a walker takes a few routes of one date only") {
+  const Route info = route_of("INFO 2026-11-29 10:01:32,683 x\n");
+  StampRunWalker walker(info.head, info.layout);
+  CHECK_FALSE(walker.add_route(route_of("DEBUG 2026-11-30 10:01:32,683 x\n").head,
+                               route_of("DEBUG 2026-11-30 10:01:32,683 x\n").layout));  // another day
+  const char* others[] = {"DEBUG 2026-11-29 10:01:32,683 x\n", "WARNING 2026-11-29 10:01:32,683 x\n",
+                          "ERROR 2026-11-29 10:01:32,683 x\n", "CRITICAL 2026-11-29 10:01:32,683 x\n"};
+  std::size_t added = 0;
+  for (const char* line : others) {
+    const Route r = route_of(line);
+    if (walker.add_route(r.head, r.layout)) ++added;
+  }
+  CHECK(added == StampRunWalker::kMaxRoutes - 1);
+}
