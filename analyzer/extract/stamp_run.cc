@@ -122,10 +122,10 @@ bool StampRunWalker::starts(const LineSink::StampRun& run) const {
   return false;
 }
 
-const StampRunWalker::Shape* StampRunWalker::shape_at(const char* line, std::size_t available, const Shape* last) const {
-  if (last != nullptr && last->starts_line(line, available)) return last;
+const StampRunWalker::Shape* StampRunWalker::other_shape_at(const char* line, std::size_t available,
+                                                             const Shape* tried) const {
   for (const Shape& shape : shapes_)
-    if (&shape != last && shape.starts_line(line, available)) return &shape;
+    if (&shape != tried && shape.starts_line(line, available)) return &shape;
   return nullptr;
 }
 
@@ -240,8 +240,11 @@ StampRunWalk StampRunWalker::walk_lines(const LineSink::StampRun& run, long long
   while (start < stop) {
     const char* line = text + start;
     const std::size_t available = size - start;
-    shape = shape_at(line, available, shape);
-    if (shape == nullptr) break;
+    // The shape of the line before first (a function call for the others only).
+    if (!shape->starts_line(line, available)) {
+      shape = other_shape_at(line, available, shape);
+      if (shape == nullptr) break;
+    }
     const std::size_t time_at = shape->layout.time_at;
     const int seconds = seconds_of_day.at(line + time_at);
     if (seconds < 0 || (check_steps_back && seconds < floor)) break;

@@ -114,8 +114,8 @@ class StampRunWalker {
     bool one_look = false;                          // the template fits (and SSE2 is there)
     bool walkable;  // the head ends in the stamp's first digit, and the stamp does not end its line
   };
-  // The shape whose line starts at `line` (the one of the line before first), or null.
-  const Shape* shape_at(const char* line, std::size_t available, const Shape* last) const;
+  // A shape other than `tried` whose line starts at `line`, or null.
+  const Shape* other_shape_at(const char* line, std::size_t available, const Shape* tried) const;
 
   std::vector<Shape> shapes_;  // the walkable ones (the first may not be: then no walk)
 };
