@@ -17,6 +17,8 @@ while IFS= read -r -d '' f; do
   if [[ $mode -eq 0 ]]; then
     { printf "\\x0$mode"; head -c $max "$f"; } >"$out/fuzz_file/seed-$n"
     { printf '\x08'; head -c 4096 "$f"; } >"$out/fuzz_file/seed-$n-small"
+    # The same through a pty (CRLF line ends), which the splitter's buffer pass takes apart.
+    if [[ $((n % 4)) -eq 0 ]]; then { printf '\x08'; head -c 4096 "$f" | sed 's/$/\r/'; } >"$out/fuzz_file/seed-$n-crlf"; fi
     { printf '\x00'; head -c $max "$f"; } >"$out/fuzz_traceback/seed-$n"
     { printf '\x61'; head -c 4096 "$f"; } >"$out/fuzz_traceback/seed-$n-small"
     head -c $max "$f" >"$out/fuzz_config/seed-$n"
