@@ -664,10 +664,19 @@ class FileAnalyzer : public LineSink {
     const std::size_t named_at = static_cast<std::size_t>(named_body.data() - text.data());
     const std::size_t body_at = static_cast<std::size_t>(body.data() - text.data());
     if (named_at > stamp_at || body_at > stamp_at || !stamp_routes_.has_room()) return;
+    std::optional<TimeOfDayLayout> layout = learn_time_layout(text, named_at, stamp_at);
+    // A stamp behind a learnt prefix (Ray's `(RayTrainWorker pid=...) `, MPI's `[1,3]<stdout>:`,
+    // a per-host file's `node012: `) is read from the body, where on_line() reads it when the
+    // named body can hold none: its first bytes, which the head holds, rule one out.
+    if (!layout && body_at != named_at) {
+      const std::size_t gate = stamp_gate_end(named_body);
+      if (gate != std::string_view::npos && named_at + gate <= stamp_at + 1)
+        layout = learn_time_layout(text, body_at, stamp_at);
+    }
     stamp_routes_.keep(text.substr(0, stamp_at + 1),
                        StampRoute<StreamState>{&stream, static_cast<std::uint32_t>(named_at),
                                                static_cast<std::uint32_t>(body_at), launcher, srun_task,
-                                               learn_time_layout(text, named_at, stamp_at), nccl_host});
+                                               layout, nccl_host});
   }
 
   // `launcher`: the line has no rank or tee prefix (the launcher agent, srun, slurmstepd).

@@ -267,6 +267,25 @@ std::optional<CivilTime> read_after_level(Sv body, std::size_t i, StampShape& sh
   return t;
 }
 
+// Whether a shape may start with the bytes `c0`, `c1` (parse_shaped's cheap gate): false, and
+// parse_shaped finds no stamp whatever follows them.
+bool may_open_stamp(char c0, char c1) {
+  switch (c0) {
+    case '[':
+      return true;
+    case 't':
+      return c1 == 'i';
+    case 's':
+      return c1 == 'l' || c1 == 'r';
+    case '*':
+      return c1 == '*';
+    default:
+      break;
+  }
+  return (is_digit(c0) && is_digit(c1)) || (is_level(c0) && is_digit(c1)) ||
+         (c0 >= 'A' && c0 <= 'Z' && c1 >= 'A' && c1 <= 'Z');
+}
+
 // parse_timestamp, also saying which kind of shape it read.
 std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) {
   shape = StampShape{};
@@ -280,6 +299,7 @@ std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) 
   if (i + 1 >= body.size()) return std::nullopt;
   const char c0 = body[i];
   const char c1 = body[i + 1];
+  if (!may_open_stamp(c0, c1)) return std::nullopt;
   switch (c0) {
     case '[':
       if (is_digit(c1)) {
@@ -343,6 +363,22 @@ std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) 
 std::optional<CivilTime> parse_timestamp(std::string_view body) {
   StampShape shape;
   return parse_shaped(body, shape);
+}
+
+std::size_t stamp_gate_end(std::string_view body) {
+  std::size_t i = 0;
+  while (i < body.size() && body[i] == ' ') ++i;
+  if (i + 1 >= body.size()) return std::string_view::npos;
+  if (!may_open_stamp(body[i], body[i + 1])) return i + 2;
+  // `[` and a digit open only `[YYYY-MM-DD<sep>...]` (read_bracketed): its date's 11 bytes rule
+  // it out when they cannot be one, as in MPI's `[1,3]<stdout>:`.
+  if (body[i] == '[' && is_digit(body[i + 1]) && i + 12 <= body.size()) {
+    const char* p = body.data() + i + 1;
+    const bool date = two_digits(p) >= 0 && two_digits(p + 2) >= 0 && p[4] == '-' && two_digits(p + 5) >= 0 &&
+                      p[7] == '-' && two_digits(p + 8) >= 0 && (p[10] == ' ' || p[10] == 'T' || p[10] == '_');
+    if (!date) return i + 12;
+  }
+  return std::string_view::npos;
 }
 
 std::optional<TimeOfDayLayout> learn_time_layout(std::string_view line, std::size_t from, std::size_t time_at) {

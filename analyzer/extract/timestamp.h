@@ -25,6 +25,11 @@ namespace megatriage {
 /// nullopt after looking at two bytes. c10 fractions are monotonic-clock noise: micros = 0.
 std::optional<CivilTime> parse_timestamp(std::string_view body);
 
+/// Where the bytes end that rule out a stamp at the start of `body`: parse_timestamp() finds
+/// none in any text that begins with body's first that many bytes. npos: they do not rule it
+/// out (a stamp may start there, or the body is too short to tell).
+std::size_t stamp_gate_end(std::string_view body);
+
 /// How a line's stamp continues from its time of day: lines of one writer that share every byte
 /// before the time (StampRoutes keys routes by those bytes) and have this layout after it parse
 /// to the template's date with their own time, so the parse needs only their digits. Learnt for

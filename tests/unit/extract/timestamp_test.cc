@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace megatriage {
 namespace {
@@ -126,6 +127,36 @@ TEST_SUITE("timestamp") {
         "INFO 11-29 10:00:01 [llm_engine.py:12] no year",
     };
     check_rejects(rejects);
+  }
+
+  TEST_CASE("timestamp: the bytes that rule a stamp out (stamp_gate_end)") {
+    // Ruled out by their first bytes: no text that starts so parses, whatever follows.
+    const std::pair<std::string_view, std::size_t> ruled_out[] = {
+        {"(RayTrainWorker pid=1) 2026-11-29 10:00:00,123 x", 2},
+        {"node012: 2026-11-29 10:00:00,123 x", 2},
+        {"  ab 2026-11-29 10:00:00,123 x", 4},
+        {"[1,3]<stdout>:2026-11-29 10:00:00,123 x", 12},
+        {"[12345678901] 2026-11-29 10:00:00,123 x", 12},
+    };
+    for (const auto& [body, end] : ruled_out) {
+      CAPTURE(body);
+      CHECK(stamp_gate_end(body) == end);
+      CHECK_FALSE(parse_timestamp(body).has_value());
+      // Any continuation of those bytes: still none.
+      for (std::string_view tail : {"2026-11-29 10:00:00,123 x", "] x", "26-11-29 10:00:00 x", ""}) {
+        const std::string text = std::string(body.substr(0, end)) + std::string(tail);
+        CAPTURE(text);
+        CHECK_FALSE(parse_timestamp(text).has_value());
+      }
+    }
+    // Not ruled out: a stamp may start there.
+    for (std::string_view body : {"2026-11-29 10:00:00,123 x", "[2026-11-29 10:00:00] x", "[W1129 10:00:00.1 a.cpp:1] x",
+                                  "[rank3]: x", "INFO 2026-11-29 10:00:00 x", "time      : 2026-11-29_10:00:00",
+                                  "slurmstepd: error: x", "*** JOB 1 ON n CANCELLED AT 2026-11-29T10:00:00 ***",
+                                  "[1,3]", "x"}) {
+      CAPTURE(body);
+      CHECK(stamp_gate_end(body) == std::string_view::npos);
+    }
   }
 
   TEST_CASE("timestamp: iso 8601 and sacct") {

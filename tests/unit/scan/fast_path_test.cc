@@ -610,6 +610,27 @@ TEST_CASE("fast path: a level-first logging log gives what examining every line 
   CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // its stamps are read
 }
 
+// `text` with `head` in front of every line: a prefix the analysis learns from the file (MPI's
+// `--tag-output`, Ray's worker, a per-host file of pdsh).
+std::string behind(const std::string& head, const std::string& text) {
+  std::string out = head;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += head;
+  }
+  return out;
+}
+
+TEST_CASE("fast path: stamps behind a learnt prefix give what examining every line gives, and are taken as runs") {
+  // The stamp is read from the body after the prefix; the route's layout is learnt there where
+  // the bytes before the prefix rule a stamp out (timestamp.h: stamp_gate_end).
+  for (const char* head : {"[1,3]<stdout>:", "(RayTrainWorker pid=2301234, ip=10.1.2.80) ", "node012: "}) {
+    CAPTURE(head);
+    const std::string text = behind(head, logging_stamped_log());
+    check_lazy_same_as_every_line(text, {16384, std::size_t{1} << 20}, false);
+  }
+}
+
 TEST_CASE("fast path: a CRLF log gives what examining every line gives, and takes the plain log's paths") {
   // The searcher removes each line's '\r' before searching a buffer (LineSplitter::strip_ahead):
   // the lines are plain, and taken as runs. The test log's own awkward lines come along: a
