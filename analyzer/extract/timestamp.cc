@@ -109,6 +109,28 @@ bool read_datetime(Sv s, std::size_t& i, CivilTime& t) {
   return true;
 }
 
+// `MM/DD/YYYY HH:MM:SS[.frac|,ms]`: Python logging with `datefmt="%m/%d/%Y %H:%M:%S"`, as the
+// Hugging Face examples (transformers, accelerate) configure it. Month first only: a day-first
+// date (`29/11/2026`) is not read, rather than read as another day.
+bool read_us_datetime(Sv s, std::size_t& i, CivilTime& t) {
+  if (i + 19 > s.size()) return false;
+  const char* p = s.data() + i;
+  const int month = two_digits(p), day = two_digits(p + 3), y1 = two_digits(p + 6), y2 = two_digits(p + 8);
+  if (month < 0 || day < 0 || y1 < 0 || y2 < 0 || p[2] != '/' || p[5] != '/' || p[10] != ' ') return false;
+  CivilTime r;
+  r.year = y1 * 100 + y2;
+  r.month = month;
+  r.day = day;
+  std::size_t j = i + 11;
+  if (!read_hms(s, j, r)) return false;
+  r.micros = read_fraction(s, j, /*allow_comma=*/true);
+  if (j < s.size() && is_digit(s[j])) return false;
+  if (r.year == 0 || !date_ok(r) || !time_ok(r)) return false;
+  i = j;
+  t = r;
+  return true;
+}
+
 // c10 `[W728 15:01:59.561275187 socket.cpp:1028]`: month*100+day unpadded (3 or 4 digits), no
 // year. The 9-digit fraction comes from the monotonic clock, so it is dropped (micros = 0).
 // Requires: s[i] == '[' and s[i+1] is a level letter.
@@ -343,11 +365,12 @@ std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) 
       break;
   }
   if (is_digit(c0) && is_digit(c1)) {
-    // Python logging `2024-05-01 12:00:00,123`, ISO / sacct `2024-05-01T12:00:00`.
+    // Python logging `2024-05-01 12:00:00,123`, ISO / sacct `2024-05-01T12:00:00`, and the
+    // Hugging Face examples' `11/29/2026 10:00:00`.
     std::size_t j = i;
     CivilTime t;
     shape.prefix_shaped = true;
-    if (read_datetime(body, j, t)) return t;
+    if (i + 2 < body.size() && body[i + 2] == '/' ? read_us_datetime(body, j, t) : read_datetime(body, j, t)) return t;
     return std::nullopt;
   }
   if (is_level(c0) && is_digit(c1)) {

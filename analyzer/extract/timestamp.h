@@ -2,8 +2,8 @@
 // logging, c10 `[E728 15:01:59.561275187 file:line]` with no year and an unpadded month, glog
 // `E0925 17:40:00.218000 pid path:line]`, Megatron `[YYYY-MM-DD HH:MM:SS(.ffffff)]`,
 // torchelastic `time : YYYY-MM-DD_HH:MM:SS`, slurmstepd `CANCELLED AT`, NeMo, DeepSpeed,
-// NCCL WARN `[%F %T]`, and a date and time after a level word: `INFO 2026-11-29 10:00:00,123`,
-// `[WARNING] 2026-...`). Returns broken-down time; year inference happens in the caller.
+// NCCL WARN `[%F %T]`, the Hugging Face examples' `11/29/2026 10:00:00`, and a date and time
+// after a level word: `INFO 2026-11-29 10:00:00,123`, `[WARNING] 2026-...`). Returns broken-down time; year inference happens in the caller.
 #pragma once
 
 #include <cstddef>

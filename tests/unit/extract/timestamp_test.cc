@@ -129,6 +129,23 @@ TEST_SUITE("timestamp") {
     check_rejects(rejects);
   }
 
+  TEST_CASE("timestamp: the Hugging Face examples' month-first date") {
+    const Row rows[] = {
+        {"11/29/2026 10:00:00 - INFO - __main__ - Training/evaluation parameters", "2026-11-29 10:00:00"},
+        {"01/02/2026 03:04:05,250 - WARNING - x", "2026-01-02 03:04:05.250000"},
+    };
+    check_rows(rows);
+    const std::string_view rejects[] = {
+        "29/11/2026 10:00:00 - INFO - x",  // day first: not read as another day
+        "11/31/2026 10:00:00 - INFO - x",  // no such day
+        "11/29/26 10:00:00 - INFO - x",
+        "11/29/2026 10:00 - INFO - x",
+        "11/29/2026T10:00:00 x",
+        "11/29/2026 10:00:001 x",
+    };
+    check_rejects(rejects);
+  }
+
   TEST_CASE("timestamp: the bytes that rule a stamp out (stamp_gate_end)") {
     // Ruled out by their first bytes: no text that starts so parses, whatever follows.
     const std::pair<std::string_view, std::size_t> ruled_out[] = {
@@ -322,6 +339,8 @@ TEST_SUITE("timestamp") {
         "2026-11-30 07:10:12,k 0 on vm (NVIDIA H200)",
         "2026-11-30 07:10:12.",
         "INFO 2026-11-29 10:06:04,902 trainer - step 1",
+        "11/29/2026 10:06:04 - INFO - trainer - step 1",
+        "11/29/2026 10:06:04,902 x",
         "[WARNING] 2026-11-29 10:06:04.902 x",
     };
     const char replacements[] = {'0', '5', '9', ':', '.', ',', ' ', ']', 'x', '\0'};

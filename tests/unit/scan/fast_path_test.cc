@@ -631,6 +631,21 @@ TEST_CASE("fast path: stamps behind a learnt prefix give what examining every li
   }
 }
 
+TEST_CASE("fast path: month-first stamps give what examining every line gives, and are taken as runs") {
+  // `datefmt="%m/%d/%Y %H:%M:%S"` (the Hugging Face examples): `11/30/2026 09:50:01 - INFO - x`.
+  std::string text = logging_stamped_log();
+  for (std::size_t at = text.find("2026-11-30 "); at != std::string::npos; at = text.find("2026-11-30 ", at + 1)) {
+    const bool stamp_ends = at + 23 <= text.size() && text[at + 19] == ',';
+    text.replace(at, 10, "11/30/2026");
+    if (stamp_ends) text.erase(at + 19, 4);  // no milliseconds in that format
+  }
+  REQUIRE(text.find("\n11/30/2026 09:50:0") != std::string::npos);
+  check_lazy_same_as_every_line(text, {16384, std::size_t{1} << 20}, false);
+  const std::string got = analyze_fast(text);
+  INFO(got);
+  CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // its stamps are read
+}
+
 TEST_CASE("fast path: a CRLF log gives what examining every line gives, and takes the plain log's paths") {
   // The searcher removes each line's '\r' before searching a buffer (LineSplitter::strip_ahead):
   // the lines are plain, and taken as runs. The test log's own awkward lines come along: a
