@@ -279,12 +279,25 @@ struct StampShape {
   bool keeps_fraction = true;  // false for c10: read_c10 drops the monotonic-clock fraction
 };
 
-// `LEVEL 2026-11-29 10:00:00,123`: a date and time after a level word (after_level_word).
+// `LEVEL 2026-11-29 10:00:00,123`: a date and time after a level word (after_level_word); or
+// vLLM's year-less `INFO 11-29 10:00:00 [file.py:12]` (`%m-%d %H:%M:%S`; the year is inferred,
+// as for c10).
 std::optional<CivilTime> read_after_level(Sv body, std::size_t i, StampShape& shape) {
   std::size_t j = after_level_word(body, i);
   if (j == Sv::npos || j + 1 >= body.size() || !is_digit(body[j]) || !is_digit(body[j + 1])) return std::nullopt;
   CivilTime t;
-  if (!read_datetime(body, j, t)) return std::nullopt;
+  if (j + 2 < body.size() && body[j + 2] == '-' && (j + 5 >= body.size() || body[j + 5] == ' ')) {
+    if (j + 14 > body.size()) return std::nullopt;
+    const char* p = body.data() + j;
+    t.month = two_digits(p);
+    t.day = two_digits(p + 3);
+    std::size_t k = j + 6;
+    if (t.month < 0 || t.day < 0 || !read_hms(body, k, t)) return std::nullopt;
+    t.micros = read_fraction(body, k, /*allow_comma=*/true);
+    if ((k < body.size() && is_digit(body[k])) || !date_ok(t) || !time_ok(t)) return std::nullopt;
+  } else if (!read_datetime(body, j, t)) {
+    return std::nullopt;
+  }
   shape.prefix_shaped = true;
   return t;
 }

@@ -114,6 +114,9 @@ TEST_SUITE("timestamp") {
         {"[CRITICAL] 2026-11-29 10:00:01,250 x", "2026-11-29 10:00:01.250000"},
         {"[INFO]2026-11-29 10:00:01 x", "2026-11-29 10:00:01"},
         {"  FATAL - 2026-11-29 10:00:01 x", "2026-11-29 10:00:01"},
+        // vLLM: `%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d]` with `%m-%d %H:%M:%S`.
+        {"INFO 11-29 10:00:01 [llm_engine.py:12] no year", "????-11-29 10:00:01"},
+        {"WARNING 02-29 23:59:59 [x.py:1] a leap day, whatever the year", "????-02-29 23:59:59"},
     };
     check_rows(rows);
     const std::string_view rejects[] = {
@@ -124,7 +127,10 @@ TEST_SUITE("timestamp") {
         "NCCL INFO 2026-11-29 10:00:01",
         "INFO 404 not found",
         "ERROR 2026-11-29 25:00:01 x",          // the stamp itself must hold
-        "INFO 11-29 10:00:01 [llm_engine.py:12] no year",
+        "INFO 11-31 10:00:01 [x.py:1] no such day",
+        "INFO 11-29 10:00 [x.py:1] no seconds",
+        "INFO 11-29T10:00:01 x",
+        "INFO 11-29 10:00:011 x",
     };
     check_rejects(rejects);
   }
@@ -340,6 +346,7 @@ TEST_SUITE("timestamp") {
         "2026-11-30 07:10:12.",
         "INFO 2026-11-29 10:06:04,902 trainer - step 1",
         "11/29/2026 10:06:04 - INFO - trainer - step 1",
+        "INFO 11-29 10:06:04 [llm_engine.py:12] x",
         "11/29/2026 10:06:04,902 x",
         "[WARNING] 2026-11-29 10:06:04.902 x",
     };
