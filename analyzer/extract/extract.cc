@@ -206,6 +206,15 @@ class FileAnalyzer : public LineSink {
     result_.named_ranks = rank_mentions_.ranks();
     result_.facts = facts_.take();
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
+    if (escapes_line_ != 0) {
+      Diagnostic escapes;
+      escapes.severity = Severity::Info;
+      escapes.code = "extract.terminal-escapes";
+      escapes.message = "terminal escape sequences removed before matching";
+      escapes.path = file_.display_path;
+      escapes.line = escapes_line_;
+      result_.diagnostics.push_back(std::move(escapes));
+    }
     // By the line where each was first seen, then by code, whichever path saw it first: the
     // searcher reports the escapes of a whole buffer before the sink sees its lines, and a
     // line's NULs before or after its escapes.
@@ -315,13 +324,12 @@ class FileAnalyzer : public LineSink {
     update_busy(stream);
   }
 
-  // Reported once per file, at the first line that held one, whether they were removed from a
-  // whole buffer (most lines of a coloured log) or from one line (LineView::escapes_removed).
+  // Reported once per file (finish_result()), at the first line that lost one, whether they
+  // were removed from a whole buffer (most lines of a coloured log) or from one line
+  // (LineView::escapes_removed): the searcher may tell of a buffer's before a line in it
+  // that keeps its escapes to itself.
   void on_escapes_removed(std::uint64_t line) override {
-    if (reported_escapes_) return;
-    reported_escapes_ = true;
-    diags_.add(Severity::Info, "extract.terminal-escapes", "terminal escape sequences removed before matching",
-               file_.display_path, line);
+    if (escapes_line_ == 0 || line < escapes_line_) escapes_line_ = line;
   }
 
   // Counts the streams inside a traceback or an arguments dump (open_structures_).
@@ -898,7 +906,7 @@ class FileAnalyzer : public LineSink {
   std::size_t awaiting_total_ = 0;
   std::vector<StreamKey> busy_keys_;  // the busy streams: open_structures_ is their number
   std::uint64_t next_stale_check_ = 0;  // end_stale_tracebacks()
-  bool reported_escapes_ = false;
+  std::uint64_t escapes_line_ = 0;  // on_escapes_removed(): the first line (0: none)
   bool reported_utf8_ = false;
   bool reported_backwards_ = false;
   FactKeeper facts_;  // what the streams' fact extractors read, as the file keeps it

@@ -130,10 +130,10 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
         // in the same pass, if it holds any: a second pass would move line starts whose shifts
         // the first recorded.
         if (!stripping_ && escape_literal_ != TriggerScanner::kStamp && splitter_.cr_ahead(raw)) {
-          if (const void* esc = std::memchr(region.data(), '\x1b', region.size()))
-            start_stripping(sink, raw, region.substr(0, static_cast<std::size_t>(static_cast<const char*>(esc) - region.data())));
+          if (std::memchr(region.data(), '\x1b', region.size()) != nullptr) start_stripping();
         }
         if (splitter_.strip_ahead(raw, stripping_) != 0) region = splitter_.lookahead(hits_base);
+        tell_escapes_removed(sink, raw, region);
         // The hits searched ahead are of the input's bytes, of no use once some were removed.
         if (chunked_ != nullptr && splitter_.offsets_moved()) stop_chunked_search();
         // Lazy stamps where three lines in four of the last region (of `lazy_after_lines`, by
@@ -152,9 +152,10 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
           auto escape = std::find_if(hits.begin(), hits.end(),
                                      [&](const TriggerScanner::Hit& h) { return h.literal == escape_literal_; });
           if (escape != hits.end()) {
-            start_stripping(sink, raw, region.substr(0, escape->end));
+            start_stripping();
             hits.clear();
             if (splitter_.strip_ahead(raw, true) != 0) region = splitter_.lookahead(hits_base);
+            tell_escapes_removed(sink, raw, region);
             triggers.scan(region, hits, !lazy);
           }
         }
@@ -235,11 +236,23 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
   scanned_end_ = scanned_end;
 }
 
-void LineSearcher::start_stripping(LineSink& sink, const RawLine& line, std::string_view before_escape) {
+void LineSearcher::start_stripping() {
   stripping_ = true;
-  const auto newlines = std::count(before_escape.begin(), before_escape.end(), '\n');
-  sink.on_escapes_removed(line.number + static_cast<std::uint64_t>(newlines));
   if (chunked_ != nullptr) stop_chunked_search();
+}
+
+// The line of the first escape sequence the buffer pass removed from `region` (which starts
+// with `line`), the first time it removes one: a line that keeps its escapes (its first
+// `max_line` bytes hold none, or it holds a NUL) is told of by the sink itself (on_line()),
+// as when every line is examined.
+void LineSearcher::tell_escapes_removed(LineSink& sink, const RawLine& line, std::string_view region) {
+  const std::uint64_t at = splitter_.first_escape_removed();
+  if (told_escapes_ || at == LineSplitter::kNoEscape) return;
+  told_escapes_ = true;
+  std::uint64_t region_offset = 0;
+  splitter_.lookahead(region_offset);
+  const auto before = region.substr(0, static_cast<std::size_t>(at - region_offset));
+  sink.on_escapes_removed(line.number + static_cast<std::uint64_t>(std::count(before.begin(), before.end(), '\n')));
 }
 
 // The helpers that search the file's chunks ahead only read them from now on.

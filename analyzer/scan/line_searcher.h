@@ -189,9 +189,9 @@ class LineSearcher {
   void offer_stamp_run(LineSink& sink, const std::vector<TriggerScanner::Hit>& hits, std::size_t& next_hit,
                        std::uint64_t hits_base, std::uint64_t scanned_end, std::uint8_t may_hold);
   void search_every_line(LineSink& sink);
-  // Escapes are removed from here on, and the sink told: the first ESC ends `before_escape`, the
-  // start of the region that begins with `line`.
-  void start_stripping(LineSink& sink, const RawLine& line, std::string_view before_escape);
+  // Escapes are removed from here on.
+  void start_stripping();
+  void tell_escapes_removed(LineSink& sink, const RawLine& line, std::string_view region);
   // From the first bytes removed from the text on, the hits searched ahead (of the input's bytes)
   // are of no use: the helpers only read ahead, and the searcher searches itself.
   void stop_chunked_search();
@@ -233,6 +233,7 @@ class LineSearcher {
   bool strip_escapes_ = false;
   std::uint16_t escape_literal_ = TriggerScanner::kStamp;
   bool stripping_ = false;
+  bool told_escapes_ = false;  // the sink was told where the buffer pass removed the first
   std::vector<int> candidates_;  // the current line's candidate rules
   std::string_view head_;        // what start() looked at
 };

@@ -167,7 +167,12 @@ class LineCompaction {
       in += k;
       out += k;
       new_line = new_line || (newlines & ((1U << k) - 1)) != 0;
-      in += (crlfs >> k) & 1U ? 1 : sequence_length(in, until);
+      if ((crlfs >> k) & 1U) {
+        in += 1;
+      } else {
+        if (first_escape_ == nullptr) first_escape_ = out;
+        in += sequence_length(in, until);
+      }
       record_shift(in, out, new_line);
       new_line = false;
     }
@@ -181,7 +186,12 @@ class LineCompaction {
       in += run;
       out += run;
       if (next == until) break;
-      in += *in == '\r' ? 1 : sequence_length(in, until);
+      if (*in == '\r') {
+        in += 1;
+      } else {
+        if (first_escape_ == nullptr) first_escape_ = out;
+        in += sequence_length(in, until);
+      }
       record_shift(in, out, new_line);
       new_line = false;
     }
@@ -231,6 +241,9 @@ class LineCompaction {
     in_ = until;
   }
 #endif
+
+  // Where the text after the first escape sequence removed went (null: none removed).
+  const char* first_escape() const { return first_escape_; }
 
   // Whether the text passed may still hold a '\r': one that ends no line, one of a line copied
   // as it is, or any after the SSE2 and byte loops, which do not keep count.
@@ -309,6 +322,7 @@ class LineCompaction {
   std::vector<LineSplitter::Shift>& shifts_;
   bool new_line_ = true;  // a '\n' was passed since the last shift: the next one is another line's
   bool may_keep_cr_ = false;
+  char* first_escape_ = nullptr;
 };
 
 // Bytes after a buffer's end that a copy 32 bytes at a time may read and write past the text
@@ -510,6 +524,7 @@ bool LineSplitter::cr_ahead(const RawLine& line) const {
 }
 
 std::size_t LineSplitter::strip_ahead(RawLine& line, bool escapes) {
+  first_escape_removed_ = kNoEscape;
   std::uint64_t region_offset = 0;
   const std::string_view region = lookahead(region_offset);
   if (region.empty() || (escapes && line.has_nul)) return 0;
@@ -576,6 +591,8 @@ std::size_t LineSplitter::strip_ahead(RawLine& line, bool escapes) {
     strip_to(strip_stop);
   }
   compaction.copy_to(buf + stop);
+  if (compaction.first_escape() != nullptr)
+    first_escape_removed_ = consumed_offset_ + static_cast<std::uint64_t>(compaction.first_escape() - buf);
   const std::size_t removed = compaction.removed();
   if (removed == 0) return 0;
   std::memmove(buf + stop - removed, buf + stop, end_ - stop);

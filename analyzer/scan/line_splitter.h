@@ -116,6 +116,11 @@ class LineSplitter {
   /// stream offsets are those of the text without them; file_offset() gives a line's offset in
   /// the input.
   std::size_t strip_ahead(RawLine& line, bool escapes);
+  /// The stream offset, after the call, of the text that followed the first escape sequence
+  /// the last strip_ahead() removed: that sequence's line is the line of this offset (the
+  /// bytes before it lost nothing but escapes and CRs). kNoEscape: it removed none.
+  std::uint64_t first_escape_removed() const { return first_escape_removed_; }
+  static constexpr std::uint64_t kNoEscape = static_cast<std::uint64_t>(-1);
   /// Whether the lines lookahead() shows hold a '\r' (`line` is the line last returned).
   bool cr_ahead(const RawLine& line) const;
   /// The input's offset of the line that starts at stream offset `offset`, which must not be
@@ -185,6 +190,7 @@ class LineSplitter {
   // Before the first of `shifts_`, a line's input offset is its stream offset plus this.
   std::uint64_t removed_before_shifts_ = 0;
   std::vector<Shift> shifts_;
+  std::uint64_t first_escape_removed_ = kNoEscape;  // first_escape_removed()
 };
 
 /// True when `text` looks like binary data rather than a log (many control bytes / invalid

@@ -361,6 +361,10 @@ TEST_CASE("fast path: fuzz findings (first byte: fuzz_file's mode) stay equal") 
   // with its buffer it was no line at all, where clean() leaves an empty one.
   // fuzz_file-escape-opens-line: a matched line whose one escape opens it got the offset of the
   // text after the escape.
+  // fuzz_file-escape-past-the-cut: the file's first escape lies past the length limit of an
+  // over-long line, in the part that is dropped; the fast path reported the escapes at that
+  // line (the first one the search found), every-line analysis at the first line whose kept
+  // text lost one.
   namespace fs = std::filesystem;
   int inputs = 0;
   for (const auto& entry : fs::directory_iterator(MEGATRIAGE_SOURCE_REGRESS_DIR)) {
@@ -372,6 +376,37 @@ TEST_CASE("fast path: fuzz findings (first byte: fuzz_file's mode) stay equal") 
     ++inputs;
   }
   CHECK(inputs >= 1);
+}
+
+TEST_CASE("fast path: an escape in the dropped part of an over-long line is not the first one removed") {
+  // The first ESC lies past the length limit of line 21, in the part that is skipped; the first
+  // line whose kept text loses one is line 32. Whether the search, the buffer pass or clean()
+  // finds them, the escapes are reported there.
+  std::string text;
+  for (int i = 0; i < 20; ++i) text += "2026-11-30 09:50:" + std::to_string(10 + i) + ",000 - INFO - step " + std::to_string(i) + "\n";
+  text += std::string(70, 'x') + "\x1b[31mred past the cut\x1b[0m\n";
+  for (int i = 0; i < 10; ++i) text += "2026-11-30 09:51:" + std::to_string(10 + i) + ",000 - INFO - more " + std::to_string(i) + "\n";
+  text += "a \x1b[32mgreen\x1b[0m line\n";
+  for (int i = 0; i < 40; ++i) text += "2026-11-30 09:52:" + std::to_string(10 + i) + ",000 - INFO - \x1b[1mbold\x1b[0m\n";
+  // The same with an escape in line 21's kept part too: the line keeps its escapes for clean()
+  // (it is over the limit), and is shown after its buffer was stripped of the later lines'.
+  std::string early = text;
+  early.replace(early.find(std::string(70, 'x')), 70, "x\x1b[33mx\x1b[0m" + std::string(68, 'x'));
+  for (const auto& [log, line] : {std::pair{text, 32}, std::pair{early, 21}}) {
+    AnalyzeOptions every_line;
+    every_line.split.max_line_bytes = 64;
+    const std::string expected = analyze(log, every_line);
+    CHECK(expected.find("diag extract.terminal-escapes x1 @" + std::to_string(line) + "\n") != std::string::npos);
+    for (std::size_t buffer : {std::size_t{66}, std::size_t{128}, std::size_t{1000}, std::size_t{1} << 20}) {
+      for (auto engine : kEngines) {
+        AnalyzeOptions fast = every_line;
+        fast.split.buffer_bytes = buffer;
+        fast.triggers = &repo_triggers(engine);
+        INFO("first escape on line " << line << ", buffer " << buffer << ", " << fast.triggers->engine_name());
+        CHECK(analyze(log, fast) == expected);
+      }
+    }
+  }
 }
 
 TEST_CASE("fast path: a stamp with a separator but no fraction teaches no layout that drops one") {
