@@ -87,6 +87,22 @@ int read_fraction(Sv s, std::size_t& i, bool allow_comma) {
   return micros;
 }
 
+// The `HH:MM:SS[.frac|,ms]` at s[j] after a date (`year`, `month`, `day`), not followed by a
+// digit: on success `t` is the stamp and `i` is past it.
+bool read_time_after_date(Sv s, std::size_t j, int year, int month, int day, std::size_t& i, CivilTime& t) {
+  CivilTime r;
+  r.year = year;
+  r.month = month;
+  r.day = day;
+  if (!read_hms(s, j, r)) return false;
+  r.micros = read_fraction(s, j, /*allow_comma=*/true);
+  if (j < s.size() && is_digit(s[j])) return false;
+  if (r.year == 0 || !date_ok(r) || !time_ok(r)) return false;
+  i = j;
+  t = r;
+  return true;
+}
+
 // `YYYY-MM-DD<sep>HH:MM:SS[.frac|,ms]` with sep one of ' ', 'T' (ISO, Slurm), '_' (torchelastic).
 // The character after it must not be a digit (so `12:00:001` is not a time).
 bool read_datetime(Sv s, std::size_t& i, CivilTime& t) {
@@ -95,18 +111,7 @@ bool read_datetime(Sv s, std::size_t& i, CivilTime& t) {
   const int y1 = two_digits(p), y2 = two_digits(p + 2), month = two_digits(p + 5), day = two_digits(p + 8);
   if (y1 < 0 || y2 < 0 || month < 0 || day < 0 || p[4] != '-' || p[7] != '-') return false;
   if (p[10] != ' ' && p[10] != 'T' && p[10] != '_') return false;
-  CivilTime r;
-  r.year = y1 * 100 + y2;
-  r.month = month;
-  r.day = day;
-  std::size_t j = i + 11;
-  if (!read_hms(s, j, r)) return false;
-  r.micros = read_fraction(s, j, /*allow_comma=*/true);
-  if (j < s.size() && is_digit(s[j])) return false;
-  if (r.year == 0 || !date_ok(r) || !time_ok(r)) return false;
-  i = j;
-  t = r;
-  return true;
+  return read_time_after_date(s, i + 11, y1 * 100 + y2, month, day, i, t);
 }
 
 // `MM/DD/YYYY HH:MM:SS[.frac|,ms]`: Python logging with `datefmt="%m/%d/%Y %H:%M:%S"`, as the
@@ -117,18 +122,7 @@ bool read_us_datetime(Sv s, std::size_t& i, CivilTime& t) {
   const char* p = s.data() + i;
   const int month = two_digits(p), day = two_digits(p + 3), y1 = two_digits(p + 6), y2 = two_digits(p + 8);
   if (month < 0 || day < 0 || y1 < 0 || y2 < 0 || p[2] != '/' || p[5] != '/' || p[10] != ' ') return false;
-  CivilTime r;
-  r.year = y1 * 100 + y2;
-  r.month = month;
-  r.day = day;
-  std::size_t j = i + 11;
-  if (!read_hms(s, j, r)) return false;
-  r.micros = read_fraction(s, j, /*allow_comma=*/true);
-  if (j < s.size() && is_digit(s[j])) return false;
-  if (r.year == 0 || !date_ok(r) || !time_ok(r)) return false;
-  i = j;
-  t = r;
-  return true;
+  return read_time_after_date(s, i + 11, y1 * 100 + y2, month, day, i, t);
 }
 
 // c10 `[W728 15:01:59.561275187 socket.cpp:1028]`: month*100+day unpadded (3 or 4 digits), no
