@@ -133,7 +133,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
           if (std::memchr(region.data(), '\x1b', region.size()) != nullptr) start_stripping();
         }
         if (splitter_.strip_ahead(raw, stripping_) != 0) region = splitter_.lookahead(hits_base);
-        tell_escapes_removed(sink, raw, region);
+        tell_escapes_removed(sink, raw, region, hits_base);
         // The hits searched ahead are of the input's bytes, of no use once some were removed.
         if (chunked_ != nullptr && splitter_.offsets_moved()) stop_chunked_search();
         // Lazy stamps where three lines in four of the last region (of `lazy_after_lines`, by
@@ -147,7 +147,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
           lazy = false;  // searched ahead, stamps and all
         else
           triggers.scan(region, hits, !lazy);
-        // Else the search says where the first escape is (in a region with no '\r', untouched).
+        // Else escapes are first found by the search (in a region with no '\r', so untouched).
         if (!stripping_ && escape_literal_ != TriggerScanner::kStamp) {
           auto escape = std::find_if(hits.begin(), hits.end(),
                                      [&](const TriggerScanner::Hit& h) { return h.literal == escape_literal_; });
@@ -155,7 +155,7 @@ void LineSearcher::search_triggered(LineSink& sink, const TriggerScanner& trigge
             start_stripping();
             hits.clear();
             if (splitter_.strip_ahead(raw, true) != 0) region = splitter_.lookahead(hits_base);
-            tell_escapes_removed(sink, raw, region);
+            tell_escapes_removed(sink, raw, region, hits_base);
             triggers.scan(region, hits, !lazy);
           }
         }
@@ -242,15 +242,14 @@ void LineSearcher::start_stripping() {
 }
 
 // The line of the first escape sequence the buffer pass removed from `region` (which starts
-// with `line`), the first time it removes one: a line that keeps its escapes (its first
-// `max_line` bytes hold none, or it holds a NUL) is told of by the sink itself (on_line()),
-// as when every line is examined.
-void LineSearcher::tell_escapes_removed(LineSink& sink, const RawLine& line, std::string_view region) {
+// with `line`, at stream offset `region_offset`), the first time it removes one. A line that
+// keeps its escapes (a NUL, or over the length limit) is told of by the sink itself when clean()
+// removes some (on_line()), as when every line is examined.
+void LineSearcher::tell_escapes_removed(LineSink& sink, const RawLine& line, std::string_view region,
+                                        std::uint64_t region_offset) {
   const std::uint64_t at = splitter_.first_escape_removed();
   if (told_escapes_ || at == LineSplitter::kNoEscape) return;
   told_escapes_ = true;
-  std::uint64_t region_offset = 0;
-  splitter_.lookahead(region_offset);
   const auto before = region.substr(0, static_cast<std::size_t>(at - region_offset));
   sink.on_escapes_removed(line.number + static_cast<std::uint64_t>(std::count(before.begin(), before.end(), '\n')));
 }

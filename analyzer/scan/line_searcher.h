@@ -93,8 +93,10 @@ class LineSink {
     (void)run;
     return {};
   }
-  /// The searcher removes terminal escapes from the lines from now on (SearchOptions::
-  /// strip_escapes); `line` is the first that held one. Called once per file.
+  /// The searcher's buffer pass removed terminal escapes (SearchOptions::strip_escapes) from
+  /// `line`, the first line it took them from; called once per file at most. A line that keeps
+  /// its escapes for clean() comes with LineView::escapes_removed instead, maybe before `line`
+  /// and told of later: the first line that lost one is the smallest of both.
   virtual void on_escapes_removed(std::uint64_t line) { (void)line; }
   /// Read by the searcher before each line; not virtual, so skipping costs no call.
   bool wants_every_line() const { return open_structures_ > 0; }
@@ -136,13 +138,14 @@ struct SearchOptions {
   /// Counts the regions searched without stamps, when set (tests).
   std::uint64_t* lazy_regions = nullptr;
   /// Terminal escape sequences are removed from the lines shown (LineView::escapes_removed says
-  /// which lost some). From the first region where the search finds an ESC on, they are removed
-  /// from each region before it is searched (LineSplitter::strip_ahead), so that a
-  /// coloured log takes the paths of a plain one; the sink is told (on_escapes_removed()), and
-  /// the offsets it gets stay the input's. Lines that keep theirs (one with a NUL, an over-long
-  /// one, the input's last line without a '\n') lose them in LineSplitter::clean(), and the
-  /// search says nothing of them (any rule, any stamp). The trigger search must look for ESC,
-  /// as a needle.
+  /// which lost some). From the first region where an ESC is found on, they are removed from
+  /// each region before it is searched (LineSplitter::strip_ahead, which also drops the '\r' of
+  /// CRLF line ends, with or without this), so that a coloured log takes the paths of a plain
+  /// one; the sink is told where (on_escapes_removed()), and the offsets it gets stay the
+  /// input's. Lines that keep theirs (one with a NUL,
+  /// an over-long one, the input's last line without a '\n') lose them in LineSplitter::clean(),
+  /// and the search says nothing of them (any rule, any stamp). The trigger search must look for
+  /// ESC, as a needle.
   bool strip_escapes = false;
 };
 
@@ -191,7 +194,8 @@ class LineSearcher {
   void search_every_line(LineSink& sink);
   // Escapes are removed from here on.
   void start_stripping();
-  void tell_escapes_removed(LineSink& sink, const RawLine& line, std::string_view region);
+  void tell_escapes_removed(LineSink& sink, const RawLine& line, std::string_view region,
+                            std::uint64_t region_offset);
   // From the first bytes removed from the text on, the hits searched ahead (of the input's bytes)
   // are of no use: the helpers only read ahead, and the searcher searches itself.
   void stop_chunked_search();
