@@ -23,7 +23,7 @@ fi
 num='[0-9]+(\.[0-9]+)?'
 # megatriage's own line per tree: median and fastest time, CPU time, GB/s, RSS, the right root cause.
 for e in "a rank 517" "b rank 517" "c-zstd rank 517" "c-gzip rank 517" "d rank 517" "e rank 517" \
-  "f rank 77" "g rank 77" "h rank 77" "i host node010"; do
+  "f rank 77" "g rank 77" "h rank 77" "i host node010" "j rank 77" "k rank 77" "l rank 77"; do
   tree=${e%% *} want=${e#* }
   grep -Eq "^$tree +megatriage +$num +$num +$num +$num +$num +- +root: $want oom OK" "$out" ||
     { echo "FAIL no megatriage line with the right root cause ($want oom) for tree $tree"; fail=1; }
@@ -37,7 +37,7 @@ expected=(
   "d rg-lit-j2" "d rg-re-j2" "d wc-l" "d cat"
   "e rg-lit-j2" "e cat"
 )
-for tree in f g h i; do expected+=("$tree rg-lit-j2" "$tree rg-re-j2" "$tree wc-l" "$tree cat"); done
+for tree in f g h i j k l; do expected+=("$tree rg-lit-j2" "$tree rg-re-j2" "$tree wc-l" "$tree cat"); done
 for e in "${expected[@]}"; do
   tree=${e%% *} peer=${e#* }
   peer_re=${peer//|/\\|}
@@ -46,12 +46,13 @@ for e in "${expected[@]}"; do
 done
 # Targets are reported (met or MISSED) on the lines that have one; RSS on a and e.
 for e in "a rg-lit-j2 1.25" "b rg-lit-j2 1.5" "c-zstd zstd-dc|rg-lit 1.1" "c-gzip pigz-dc|rg-lit 1.1" "d rg-lit-j2 1.5" \
-  "f rg-lit-j2 1.5" "g rg-lit-j2 1.5" "h rg-lit-j2 1.5" "i rg-lit-j2 1.5"; do
+  "f rg-lit-j2 1.5" "g rg-lit-j2 1.5" "h rg-lit-j2 1.5" "i rg-lit-j2 1.5" "j rg-lit-j2 1.5" "k rg-lit-j2 1.5" \
+  "l rg-lit-j2 1.5"; do
   read -r tree peer target <<<"$e"
   grep -E "^$tree +${peer//|/\\|} " "$out" | grep -Eq "target <= $target: (met|MISSED)" ||
     { echo "FAIL no target verdict for tree $tree, peer $peer"; fail=1; }
 done
-for tree in a b c-zstd c-gzip d e f g h i; do
+for tree in a b c-zstd c-gzip d e f g h i j k l; do
   grep -E "^$tree +megatriage " "$out" | grep -Eq "RSS <= 64 MB: (met|MISSED)" ||
     { echo "FAIL no RSS verdict for tree $tree"; fail=1; }
 done

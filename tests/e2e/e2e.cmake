@@ -76,6 +76,9 @@ endforeach()
 # tools/bench --quick: the benchmark harness runs and prints every ratio (timing is not asserted).
 add_test(NAME e2e.bench-quick COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/bench_quick.sh $<TARGET_FILE:megatriage>)
 set_tests_properties(e2e.bench-quick PROPERTIES RUN_SERIAL TRUE TIMEOUT 600)
+# tools/style-sweep, small: every style's report names the root, and has a time where its stamps are read.
+add_test(NAME e2e.style-sweep COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/style_sweep_test.sh $<TARGET_FILE:megatriage>)
+set_tests_properties(e2e.style-sweep PROPERTIES TIMEOUT 300)
 # Several jobs in one folder (--job, --all-jobs), own reports read back, `-` for standard input.
 add_test(NAME e2e.jobs COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/jobs_test.sh $<TARGET_FILE:megatriage>
                                ${CMAKE_SOURCE_DIR}/fixtures ${JSON_GET})
