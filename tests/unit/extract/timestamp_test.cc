@@ -161,7 +161,9 @@ TEST_SUITE("timestamp") {
         {"[1,3]<stdout>:2026-11-29 10:00:00,123 x", 12},
         {"[12345678901] 2026-11-29 10:00:00,123 x", 12},
     };
-    for (const auto& [body, end] : ruled_out) {
+    for (const auto& row : ruled_out) {
+      const std::string_view body = row.first;
+      const std::size_t end = row.second;
       CAPTURE(body);
       CHECK(stamp_gate_end(body) == end);
       CHECK_FALSE(parse_timestamp(body).has_value());
