@@ -62,12 +62,15 @@ std::size_t stamp_length(std::string_view s, std::size_t i) {
 }
 
 // Whether the number at `i` names its writer: glued to a name (`node7`, `gpu-worker-1`,
-// `pid=84989`, `10.0.0.1` after `ip=`) or a rank (`rank:  3`). Numbers standing alone after a
-// blank or a bracket (`Step 1234 | `, `[80746]`, `file.py:12`) count lines, steps or bytes.
+// `pid=84989`, `10.0.0.1` after `ip=`), a rank (`rank:  3`), or bracketed right after a name
+// (syslog's program and process id, `python3[2301234]: `: each process its own writer).
+// Numbers standing alone after a blank or a bracket (`Step 1234 | `, `[80746]`, `file.py:12`)
+// count lines, steps or bytes.
 bool names_writer(std::string_view s, std::size_t i, bool previous_named) {
   if (i == 0) return false;
   char c = s[i - 1];
   if (is_alpha(c) || c == '=') return true;
+  if (c == '[' && i >= 2 && (is_alpha(s[i - 2]) || is_digit(s[i - 2]))) return true;
   if ((c == '-' || c == '_' || c == '.') && i >= 2) {
     char b = s[i - 2];
     return is_alpha(b) || (is_digit(b) && previous_named);
@@ -527,8 +530,25 @@ int PrefixLearner::rank_of(std::string_view s) {
   return -1;
 }
 
+// The host of a syslog head (`Nov 29 10:01:32 node012 python3[2301234]: `, RFC 3164 and
+// journalctl): the word after the stamp, before the program. Empty when `s` is none.
+std::string syslog_host(std::string_view s) {
+  if (s.empty() || !is_upper(s[0]) || !parse_timestamp(s)) return {};
+  // Month, day (maybe padded), time: three words, then the host.
+  std::size_t i = 0;
+  for (int word = 0; word < 3; ++word) {
+    while (i < s.size() && s[i] != ' ') ++i;
+    while (i < s.size() && s[i] == ' ') ++i;
+  }
+  std::size_t end = i;
+  while (end < s.size() && (is_alnum(s[end]) || s[end] == '-' || s[end] == '.' || s[end] == '_')) ++end;
+  if (end == i || end >= s.size() || s[end] != ' ') return {};
+  return short_host(s.substr(i, end - i));
+}
+
 std::string PrefixLearner::host_of(std::string_view s) {
   if (std::size_t n = host_name_length(s); n > 0) return short_host(s.substr(0, n));
+  if (std::string host = syslog_host(s); !host.empty()) return host;
   if (s.empty() || s[0] != '(') return {};
   std::size_t ip = s.find("ip=");
   if (ip == std::string_view::npos) return {};

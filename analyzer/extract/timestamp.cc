@@ -296,6 +296,52 @@ std::optional<CivilTime> read_after_level(Sv body, std::size_t i, StampShape& sh
   return t;
 }
 
+// The month of a syslog stamp's name (`Jan` .. `Dec`, as strftime's `%b` prints it in the C
+// locale) at s[i], 1-12, or 0.
+int month_name_at(Sv s, std::size_t i) {
+  static constexpr Sv kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (int m = 0; m < 12; ++m)
+    if (starts_with(s, i, kMonths[m])) return m + 1;
+  return 0;
+}
+
+// Whether `c0`, `c1` may open a month's name: its capital and the letter after it.
+bool may_open_month(char c0, char c1) {
+  switch (c0) {
+    case 'J': return c1 == 'a' || c1 == 'u';
+    case 'F': return c1 == 'e';
+    case 'M': return c1 == 'a';
+    case 'A': return c1 == 'p' || c1 == 'u';
+    case 'S': return c1 == 'e';
+    case 'O': return c1 == 'c';
+    case 'N': return c1 == 'o';
+    case 'D': return c1 == 'e';
+    default: return false;
+  }
+}
+
+// The syslog stamp (RFC 3164, and journalctl's default `short` output): `Nov 29 10:01:32`, the
+// day padded with a blank below 10 (`Nov  9`), maybe with a fraction (journalctl's
+// `short-precise`: `Nov 29 10:01:32.123456`). It has no year: inferred, as for c10. What
+// follows is the host and the program (`node012 python3[2301234]: `), read as a prefix.
+std::optional<CivilTime> read_syslog(Sv s, std::size_t i) {
+  CivilTime t;
+  t.month = month_name_at(s, i);
+  std::size_t j = i + 3;
+  if (t.month == 0 || j + 3 > s.size() || s[j] != ' ') return std::nullopt;
+  ++j;
+  if (s[j] == ' ') ++j;  // the padding of a one-digit day
+  if (!is_digit(s[j])) return std::nullopt;
+  t.day = s[j++] - '0';
+  if (j < s.size() && is_digit(s[j])) t.day = t.day * 10 + (s[j++] - '0');
+  if (j >= s.size() || s[j] != ' ') return std::nullopt;
+  ++j;
+  if (!read_hms(s, j, t)) return std::nullopt;
+  t.micros = read_fraction(s, j, /*allow_comma=*/false);
+  if ((j < s.size() && is_digit(s[j])) || !date_ok(t) || !time_ok(t)) return std::nullopt;
+  return t;
+}
+
 // Whether a shape may start with the bytes `c0`, `c1` (parse_shaped's cheap gate): false, and
 // parse_shaped finds no stamp whatever follows them.
 bool may_open_stamp(char c0, char c1) {
@@ -312,7 +358,7 @@ bool may_open_stamp(char c0, char c1) {
       break;
   }
   return (is_digit(c0) && is_digit(c1)) || (is_level(c0) && is_digit(c1)) ||
-         (c0 >= 'A' && c0 <= 'Z' && c1 >= 'A' && c1 <= 'Z');
+         (c0 >= 'A' && c0 <= 'Z' && c1 >= 'A' && c1 <= 'Z') || may_open_month(c0, c1);
 }
 
 // parse_timestamp, also saying which kind of shape it read.
@@ -385,6 +431,10 @@ std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) 
     return read_glog(body, i);
   }
   if (c0 >= 'A' && c0 <= 'Z' && c1 >= 'A' && c1 <= 'Z') return read_after_level(body, i, shape);
+  if (may_open_month(c0, c1)) {
+    shape.prefix_shaped = true;
+    return read_syslog(body, i);
+  }
   return std::nullopt;
 }
 
@@ -408,6 +458,11 @@ std::size_t stamp_gate_end(std::string_view body) {
                       p[7] == '-' && two_digits(p + 8) >= 0 && (p[10] == ' ' || p[10] == 'T' || p[10] == '_');
     if (!date) return i + 12;
   }
+  // A capital and a small letter open only a month's name and its blank (read_syslog): any
+  // other word is ruled out by its first four bytes (`File`, `Setting `, `None`).
+  if (may_open_month(body[i], body[i + 1]) && i + 4 <= body.size() &&
+      (month_name_at(body, i) == 0 || body[i + 3] != ' '))
+    return i + 4;
   return std::string_view::npos;
 }
 

@@ -173,6 +173,11 @@ TEST_SUITE("prefix_learning") {
     CHECK(PrefixLearner::identity("[rank12] ") == "[rank12] ");
     CHECK(PrefixLearner::identity("Rank 5 | ") == "Rank 5 | ");
     CHECK(PrefixLearner::identity("Step 1234 | loss 2.31 | ") == "Step # | loss #.# | ");
+    // syslog's `program[pid]`: the process id names the writer (interleaved processes of a
+    // journal), the stamp and the day do not.
+    CHECK(PrefixLearner::identity("Nov 29 10:01:32 node012 python3[2301234]: ") == "Nov # # node012 python3[2301234]: ");
+    CHECK(PrefixLearner::identity("Nov  9 10:01:32.5 node012 python3[77]: ") == "Nov # # node012 python3[77]: ");
+    CHECK(PrefixLearner::identity("[1] [2] ") == "[#] [#] ");
   }
 
   TEST_CASE("prefix_learning: shape matches let digits and the padding before a number vary") {
@@ -223,6 +228,10 @@ TEST_SUITE("prefix_learning") {
     CHECK(PrefixLearner::host_of("(WorkerDict pid=1234, ip=10.0.0.1) ") == "10.0.0.1");
     CHECK(PrefixLearner::host_of("(raylet) ") == "");
     CHECK(PrefixLearner::host_of("rank:  3 | ") == "");
+    CHECK(PrefixLearner::host_of("Nov 29 10:01:32 node012.cluster python3[2301234]: ") == "node012");
+    CHECK(PrefixLearner::host_of("Nov  9 10:01:32.123456 gpu-7 kernel: ") == "gpu-7");
+    CHECK(PrefixLearner::host_of("Nov 29 10:01:32") == "");
+    CHECK(PrefixLearner::host_of("Novel 29 10:01:32 node012 x: ") == "");
   }
 
   TEST_CASE("prefix_learning: the head adopts a family on most lines, repeated writers only") {
@@ -350,6 +359,39 @@ TEST_SUITE("prefix_learning") {
     CHECK(tbs[1]->text == "KeyError: 'one'");
     CHECK(tbs[1]->who.host == "gpu-worker-0");
     CHECK(frames_of(*tbs[1]) == "/ws/a.py:3 ");
+  }
+
+  TEST_CASE("prefix_learning: journal lines of two processes interleaved keep their tracebacks apart") {
+    // journalctl's default output: every line behind `<stamp> <host> <program>[<pid>]: `, the
+    // processes of one host (a node's ranks) interleaved line by line.
+    auto line = [](int second, int pid, std::string_view text) {
+      return "Nov 29 10:01:" + std::to_string(10 + second) + " node012 python3[" + std::to_string(pid) + "]: " +
+             std::string(text) + "\n";
+    };
+    std::string text;
+    for (int i = 0; i < 4; ++i) text += line(i, 4101, "INFO step") + line(i, 4102, "INFO step");
+    text += line(5, 4101, "Traceback (most recent call last):") + line(6, 4102, "Traceback (most recent call last):") +
+            line(5, 4101, "  File \"/ws/a.py\", line 3, in f") + line(6, 4102, "  File \"/ws/b.py\", line 9, in g") +
+            line(5, 4101, "    f()") + line(6, 4102, "    g()") + line(5, 4101, "KeyError: 'one'") +
+            line(6, 4102, "ValueError: two") + line(7, 4101, "INFO after") + line(8, 4102, "INFO after");
+    FileResult r = analyze_both(text);
+    auto tbs = tracebacks(r);
+    REQUIRE(tbs.size() == 2);  // in the order they ended
+    CHECK(tbs[0]->origin.line == 10);
+    CHECK(tbs[0]->text == "ValueError: two");
+    CHECK(frames_of(*tbs[0]) == "/ws/b.py:9 ");
+    CHECK(tbs[1]->origin.line == 9);
+    CHECK(tbs[1]->text == "KeyError: 'one'");
+    CHECK(frames_of(*tbs[1]) == "/ws/a.py:3 ");
+    for (const Event* e : tbs) {
+      CHECK(e->who.host == "node012");
+      // The syslog stamps are read (no year: inferred from the job later): each traceback is
+      // bounded by its own process's lines.
+      REQUIRE(e->before_civil.has_value());
+      CHECK(e->before_civil->year == 0);
+    }
+    CHECK(to_debug_string(*tbs[0]->before_civil) == "?\?\?\?-11-29 10:01:16");
+    CHECK(to_debug_string(*tbs[1]->before_civil) == "?\?\?\?-11-29 10:01:15");
   }
 
   TEST_CASE("prefix_learning: watch (bytes fed in pieces) learns what one read learns") {

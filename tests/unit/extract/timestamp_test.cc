@@ -152,6 +152,39 @@ TEST_SUITE("timestamp") {
     check_rejects(rejects);
   }
 
+  TEST_CASE("timestamp: the syslog stamp (journalctl, rsyslog) has no year") {
+    const Row rows[] = {
+        {"Nov 29 10:01:32 node012 python3[2301234]: INFO x", "?\?\?\?-11-29 10:01:32"},
+        {"Nov  9 10:01:32 node012 kernel: Out of memory: Killed process 4242", "?\?\?\?-11-09 10:01:32"},
+        {"Feb 29 23:59:59 n1 slurmd[77]: a leap day, whatever the year", "?\?\?\?-02-29 23:59:59"},
+        // journalctl -o short-precise
+        {"Jan 02 03:04:05.250000 gpu-7 python[1]: x", "?\?\?\?-01-02 03:04:05.250000"},
+        {"Dec 31 00:00:00 h p: x", "?\?\?\?-12-31 00:00:00"},
+    };
+    check_rows(rows);
+    for (std::string_view month : {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}) {
+      const std::string line = std::string(month) + " 28 10:00:00 host x";
+      CAPTURE(line);
+      CHECK(parse_timestamp(line).has_value());
+    }
+    const std::string_view rejects[] = {
+        "November 29 10:01:32 host x",  // strftime %b only
+        "Nov 29 2026 10:01:32 host x",
+        "Nox 29 10:01:32 host x",
+        "nov 29 10:01:32 host x",
+        "Nov 31 10:01:32 host x",       // no such day
+        "Nov 29 10:01 host x",
+        "Nov 29 10:01:321 host x",
+        "Nov   9 10:01:32 host x",      // more padding than a day has
+        "Nov 029 10:01:32 host x",
+        "Nov 29T10:01:32 host x",
+        "Sun Nov 29 15:41:27 UTC 2026",  // date(1): a weekday first
+        "Setting OMP_NUM_THREADS environment variable",
+        "None of the inputs have requires_grad=True",
+    };
+    check_rejects(rejects);
+  }
+
   TEST_CASE("timestamp: the bytes that rule a stamp out (stamp_gate_end)") {
     // Ruled out by their first bytes: no text that starts so parses, whatever follows.
     const std::pair<std::string_view, std::size_t> ruled_out[] = {
@@ -160,6 +193,10 @@ TEST_SUITE("timestamp") {
         {"  ab 2026-11-29 10:00:00,123 x", 4},
         {"[1,3]<stdout>:2026-11-29 10:00:00,123 x", 12},
         {"[12345678901] 2026-11-29 10:00:00,123 x", 12},
+        // A capital and a small letter: only a month's name and a blank may go on.
+        {"File \"/w/train.py\", line 3", 2},
+        {"Setting OMP_NUM_THREADS", 4},
+        {"Novel 29 10:01:32 x", 4},
     };
     for (const auto& row : ruled_out) {
       const std::string_view body = row.first;
@@ -178,7 +215,7 @@ TEST_SUITE("timestamp") {
     for (std::string_view body : {"2026-11-29 10:00:00,123 x", "[2026-11-29 10:00:00] x", "[W1129 10:00:00.1 a.cpp:1] x",
                                   "[rank3]: x", "INFO 2026-11-29 10:00:00 x", "time      : 2026-11-29_10:00:00",
                                   "slurmstepd: error: x", "*** JOB 1 ON n CANCELLED AT 2026-11-29T10:00:00 ***",
-                                  "[1,3]", "x"}) {
+                                  "Nov 29 10:01:32 node012 python3[1]: x", "Nov", "[1,3]", "x"}) {
       CAPTURE(body);
       CHECK(stamp_gate_end(body) == std::string_view::npos);
     }
@@ -351,6 +388,8 @@ TEST_SUITE("timestamp") {
         "INFO 11-29 10:06:04 [llm_engine.py:12] x",
         "11/29/2026 10:06:04,902 x",
         "[WARNING] 2026-11-29 10:06:04.902 x",
+        "Nov 29 10:06:04 node012 python3[2301234]: x",
+        "Nov  9 10:06:04.123456 node012 python3[2301234]: x",
     };
     const char replacements[] = {'0', '5', '9', ':', '.', ',', ' ', ']', 'x', '\0'};
     int answered = 0;

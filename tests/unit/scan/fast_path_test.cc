@@ -688,6 +688,38 @@ TEST_CASE("fast path: month-first stamps give what examining every line gives, a
   CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // its stamps are read
 }
 
+// `text` as journalctl prints a service's output: each line behind `<stamp> <host> <program>[<pid>]: `,
+// the syslog stamp (no year) in place of the logging one, and a line without a stamp of its
+// own (a traceback's) behind the last one.
+std::string journal(const std::string& text) {
+  static const char* const kMonthDay = "Nov 30 ";
+  std::string out, time = "09:50:00";
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (line.size() >= 26 && line.compare(0, 11, "2026-11-30 ") == 0 && line[19] == ',' && line.compare(23, 3, " - ") == 0) {
+      time = line.substr(11, 8);
+      line = line.substr(26);
+    }
+    out += kMonthDay + time + " node012 python3[2301234]: " + line;
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+TEST_CASE("fast path: journal (syslog) stamps give what examining every line gives, and are taken as runs") {
+  const std::string text = journal(logging_stamped_log());
+  REQUIRE(text.find("\nNov 30 09:50:02 node012 python3[2301234]: INFO - ") != std::string::npos);
+  check_lazy_same_as_every_line(text, {16384, 70000, std::size_t{1} << 20}, true);
+  const std::string got = analyze_fast(text);
+  INFO(got);
+  check_stamped_log_findings(got);
+  CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // its stamps are read
+}
+
 TEST_CASE("fast path: a CRLF log gives what examining every line gives, and takes the plain log's paths") {
   // The searcher removes each line's '\r' before searching a buffer (LineSplitter::strip_ahead):
   // the lines are plain, and taken as runs. The test log's own awkward lines come along: a
