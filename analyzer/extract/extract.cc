@@ -12,6 +12,7 @@
 
 #include "base/text_util.h"
 #include "extract/child_failure_table.h"
+#include "extract/escaped_traceback.h"
 #include "extract/fact_keeper.h"
 #include "extract/line_prefix.h"
 #include "extract/megatron_config.h"
@@ -293,6 +294,8 @@ class FileAnalyzer : public LineSink {
     }
     const bool launcher = prefix.rank < 0 && prefix.tee_local_rank < 0;
     if (stamp) on_stamp(*stamp, stream, launcher, prefix.srun_task, line.number);
+    if (hit.triggered && (hit.may_hold & kWatchStructure) != 0 && !stream.builder.active())
+      feed_escaped_traceback(body, line, stream);
 
     if (hit.triggered || stream.config.in_args_dump()) {
       stream.config.feed(body, line.number, stream.rank >= 0 ? stream.rank : file_.hint.rank, facts_,
@@ -330,6 +333,24 @@ class FileAnalyzer : public LineSink {
   // that keeps its escapes to itself.
   void on_escapes_removed(std::uint64_t line) override {
     if (escapes_line_ == 0 || line < escapes_line_) escapes_line_ = line;
+  }
+
+  // A traceback logged inside one string of the line, its newlines escaped (a JSON record's
+  // `exc_info`, a repr(): escaped_traceback.h). Its lines, decoded, go through the stream's
+  // builder as the line's own, and it ends with the string: an event at this line, timed by the
+  // stream's stamps as a printed one would be.
+  void feed_escaped_traceback(std::string_view body, const LineView& line, StreamState& stream) {
+    const std::string text = escaped_traceback(body, body.size());
+    if (text.empty()) return;
+    for (std::size_t from = 0; from <= text.size();) {
+      std::size_t end = text.find('\n', from);
+      if (end == std::string::npos) end = text.size();
+      std::string_view part(text.data() + from, end - from);
+      while (!part.empty() && part.back() == '\r') part.remove_suffix(1);
+      if (stream.builder.feed(part, line.number, line.offset)) drain(stream);
+      from = end + 1;
+    }
+    if (stream.builder.finish()) drain(stream);
   }
 
   // Counts the streams inside a traceback or an arguments dump (open_structures_).

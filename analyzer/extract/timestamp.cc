@@ -342,12 +342,58 @@ std::optional<CivilTime> read_syslog(Sv s, std::size_t i) {
   return t;
 }
 
+// A JSON record's stamp (structured logging: python-json-logger, structlog, loguru's
+// `serialize`; `{"time": "2026-11-29T10:01:32.594Z", "level": "INFO", ...}`): the first string
+// value among the record's first few members that is a stamp parse_timestamp reads. Stops at a
+// value that is an object or an array. Requires: s[i] == '{'.
+std::optional<CivilTime> read_json_record(Sv s, std::size_t i) {
+  constexpr int kMembers = 4;
+  auto blanks = [&](std::size_t& j) {
+    while (j < s.size() && s[j] == ' ') ++j;
+  };
+  // Past the string that starts at s[j] (a quote), escapes included; npos when it does not end.
+  auto past_string = [&](std::size_t j) {
+    for (++j; j < s.size(); ++j) {
+      if (s[j] == '\\') ++j;
+      else if (s[j] == '"') return j + 1;
+    }
+    return Sv::npos;
+  };
+  std::size_t j = i + 1;
+  for (int member = 0; member < kMembers; ++member) {
+    blanks(j);
+    if (j >= s.size() || s[j] != '"') return std::nullopt;
+    j = past_string(j);
+    if (j == Sv::npos) return std::nullopt;
+    blanks(j);
+    if (j >= s.size() || s[j] != ':') return std::nullopt;
+    ++j;
+    blanks(j);
+    if (j >= s.size() || s[j] == '{' || s[j] == '[') return std::nullopt;
+    if (s[j] == '"') {
+      const std::size_t value = j + 1;
+      if (value < s.size() && is_digit(s[value]))
+        if (std::optional<CivilTime> t = parse_timestamp(s.substr(value))) return t;
+      j = past_string(j);
+      if (j == Sv::npos) return std::nullopt;
+    } else {
+      while (j < s.size() && s[j] != ',' && s[j] != '}') ++j;  // a number, true, false, null
+    }
+    blanks(j);
+    if (j >= s.size() || s[j] != ',') return std::nullopt;
+    ++j;
+  }
+  return std::nullopt;
+}
+
 // Whether a shape may start with the bytes `c0`, `c1` (parse_shaped's cheap gate): false, and
 // parse_shaped finds no stamp whatever follows them.
 bool may_open_stamp(char c0, char c1) {
   switch (c0) {
     case '[':
       return true;
+    case '{':
+      return c1 == '"';
     case 't':
       return c1 == 'i';
     case 's':
@@ -401,6 +447,10 @@ std::optional<CivilTime> parse_shaped(std::string_view body, StampShape& shape) 
         if (std::optional<CivilTime> t = read_after_level(body, i, shape)) return t;
       }
       return read_datetime_suffix(body);
+    case '{':
+      // The record's members before its stamp decide, and the stamp ends its reading.
+      shape.prefix_shaped = true;
+      return read_json_record(body, i);
     case 't':
       if (c1 == 'i') return read_child_failed(body, i);
       return std::nullopt;

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # tools/style-sweep, small: one job in 16 log styles, each report must name the planted root
-# (rank 77 oom), and every style whose stamps megatriage reads must give it a time; the one it
-# does not read (JSON lines) must give none rather than a wrong one. Timings are not
-# judged here (CI machines vary). The job lives beside the binary.
+# (rank 77 oom) and give it a time (every style's stamps are read). Timings are not judged here
+# (CI machines vary). The job lives beside the binary.
 #   tests/e2e/style_sweep_test.sh MEGATRIAGE_BINARY
 set -uo pipefail
 megatriage=${1:?usage: style_sweep_test.sh MEGATRIAGE_BINARY}
@@ -16,13 +15,9 @@ rc=$?
 [[ $rc -eq 0 ]] || { echo "FAIL tools/style-sweep exited $rc"; fail=1; }
 num='[0-9]+(\.[0-9]+)?'
 for style in plain crlf coloured level-first month-first vllm iso-offset loguru hydra nemo rank-prefix \
-  mpi-tag-output ray-worker pdsh-per-host syslog; do
+  mpi-tag-output ray-worker pdsh-per-host syslog json-lines; do
   grep -Eq "^$style +$num +$num +oom 77 2026-11-29T[0-9:.]+$" "$out" ||
     { echo "FAIL style $style: no line with rank 77 oom and a time"; fail=1; }
-done
-for style in json-lines; do
-  grep -Eq "^$style +$num +$num +oom 77 -$" "$out" ||
-    { echo "FAIL style $style: no line with rank 77 oom and no time"; fail=1; }
 done
 [[ $(grep -Ec "^[a-z-]+ +$num +$num +" "$out") -eq 16 ]] || { echo "FAIL not 16 styles measured"; fail=1; }
 if [[ $fail -ne 0 ]]; then

@@ -8,6 +8,7 @@
 #include "decide/root_cause.h"
 #include "decide/timeline.h"
 #include "extract/extract.h"
+#include "extract/timestamp.h"
 #include "match/rules.h"
 #include "support/repo_rules.h"
 
@@ -125,6 +126,34 @@ TEST_CASE("extract: prefixed tracebacks of two ranks interleaved are demultiplex
     }
   }
   CHECK(tracebacks == 2);
+}
+
+TEST_CASE("extract: a traceback logged inside a JSON record is an event at its line, timed by the record") {
+  // logger.exception() through a JSON formatter: the traceback is one member's escaped string.
+  FileResult r = analyze_text(
+      "[rank3]:{\"time\": \"2026-11-29T10:01:29.123Z\", \"level\": \"INFO\", \"message\": \"iteration 19\"}\n"
+      "[rank3]:{\"time\": \"2026-11-29T10:01:31.500Z\", \"level\": \"ERROR\", \"message\": \"training failed\", "
+      "\"exc_info\": \"Traceback (most recent call last):\\n  File \\\"/w/train.py\\\", line 3, in <module>\\n"
+      "    main()\\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
+      "capacity of 79.15 GiB of which 1.02 GiB is free.\"}\n"
+      "[rank3]:{\"time\": \"2026-11-29T10:01:32.000Z\", \"level\": \"INFO\", \"message\": \"exiting\"}\n");
+  const Event* tb = first_of(r, EventKind::Traceback);
+  REQUIRE(tb != nullptr);
+  CHECK(tb->origin.line == 2);
+  CHECK(tb->who.rank == 3);
+  CHECK(tb->text ==
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 "
+        "GiB of which 1.02 GiB is free.");
+  REQUIRE(tb->traceback->blocks.size() == 1);
+  CHECK(tb->traceback->blocks[0].frames.at(0).path == "/w/train.py");
+  CHECK(tb->traceback->blocks[0].frames.at(0).line == 3);
+  REQUIRE_FALSE(tb->matches.empty());
+  CHECK(repo_matcher().rules()[static_cast<std::size_t>(tb->matches[0].rule_index)].id == "cuda.oom");
+  // The records' stamps are read: the record's own is the traceback's.
+  CHECK(tb->time.source == TimeSource::Inherited);
+  CHECK(tb->civil.has_value());
+  CHECK(format_iso(tb->time.us) == "2026-11-29T10:01:31.500000");
+  CHECK(r.stamped_lines == 3);
 }
 
 TEST_CASE("extract: an unstamped traceback inherits its stream's stamp and is bounded by the launcher line") {

@@ -185,6 +185,25 @@ TEST_SUITE("timestamp") {
     check_rejects(rejects);
   }
 
+  TEST_CASE("timestamp: a JSON record's stamp (structured logging)") {
+    const Row rows[] = {
+        {R"~({"time": "2026-11-29T10:01:32.594Z", "level": "INFO", "message": "x"})~", "2026-11-29 10:01:32.594000"},
+        {R"~({"levelname":"ERROR","asctime":"2026-11-29 10:01:32,594","name":"megatron"})~", "2026-11-29 10:01:32.594000"},
+        {R"~({"pid": 7, "ok": true, "msg": "a \"quoted\" 10:00:00", "ts": "2026-11-29 10:01:32"})~", "2026-11-29 10:01:32"},
+        {R"~(  {"timestamp": "2026-11-29T10:01:32+00:00"})~", "2026-11-29 10:01:32"},
+    };
+    check_rows(rows);
+    const std::string_view rejects[] = {
+        R"~({"a": 1, "b": 2, "c": 3, "d": 4, "time": "2026-11-29T10:01:32Z"})~",  // past the first four members
+        R"~({"extra": {"time": "2026-11-29T10:01:32Z"}, "time": "2026-11-29T10:01:32Z"})~",  // an object first
+        R"~({"time": 1764410492.594})~",                                            // epoch seconds
+        R"~({"msg": "started at 2026-11-29T10:01:32"})~",                            // not a whole value's start
+        R"~({time: "2026-11-29T10:01:32Z"})~",
+        "{}",
+    };
+    check_rejects(rejects);
+  }
+
   TEST_CASE("timestamp: the bytes that rule a stamp out (stamp_gate_end)") {
     // Ruled out by their first bytes: no text that starts so parses, whatever follows.
     const std::pair<std::string_view, std::size_t> ruled_out[] = {
@@ -390,13 +409,19 @@ TEST_SUITE("timestamp") {
         "[WARNING] 2026-11-29 10:06:04.902 x",
         "Nov 29 10:06:04 node012 python3[2301234]: x",
         "Nov  9 10:06:04.123456 node012 python3[2301234]: x",
+        R"~({"time": "2026-11-29T10:06:04.902Z", "level": "INFO", "message": "x"})~",
     };
     const char replacements[] = {'0', '5', '9', ':', '.', ',', ' ', ']', 'x', '\0'};
     int answered = 0;
     for (std::string_view tmpl : templates) {
       CAPTURE(tmpl);
       const std::size_t from = tmpl[0] == '[' && tmpl[1] == 'r' ? 8 : 0;
-      const std::size_t time_at = std::string(tmpl).find(':', from) - 2;
+      // The first `d:d` (a JSON record's keys end in colons too).
+      std::size_t colon = from;
+      while (!(tmpl[colon] == ':' && colon > 0 && tmpl[colon - 1] >= '0' && tmpl[colon - 1] <= '9' &&
+               tmpl[colon + 1] >= '0' && tmpl[colon + 1] <= '9'))
+        ++colon;
+      const std::size_t time_at = colon - 2;
       std::optional<TimeOfDayLayout> layout = learn_time_layout(tmpl, from, time_at);
       REQUIRE(layout.has_value());
       REQUIRE(read_time_with_layout(*layout, tmpl).has_value());

@@ -720,6 +720,60 @@ TEST_CASE("fast path: journal (syslog) stamps give what examining every line giv
   CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // its stamps are read
 }
 
+// `text` as a JSON formatter logs it: `2026-11-30 09:50:01,000 - INFO - x` becomes
+// `{"time": "2026-11-30T09:50:01.000Z", "level": "INFO", "message": "x"}` (the message escaped);
+// other lines (an uncaught traceback goes to stderr as text) stay. Every 500th record also
+// carries an `exc_info` member: a traceback logged with it, escaped in one string.
+std::string json_records(const std::string& text) {
+  std::string out;
+  std::size_t start = 0, records = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    const std::size_t level_end = line.size() > 26 ? line.find(" - ", 26) : std::string::npos;
+    if (level_end != std::string::npos && line.compare(0, 11, "2026-11-30 ") == 0 && line[19] == ',' &&
+        line.compare(23, 3, " - ") == 0) {
+      std::string message;
+      for (char c : line.substr(level_end + 3)) {
+        if (c == '"' || c == '\\') {
+          message += '\\';
+          message += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          message += hex;
+        } else {
+          message += c;
+        }
+      }
+      line = "{\"time\": \"2026-11-30T" + line.substr(11, 8) + "." + line.substr(20, 3) + "Z\", \"level\": \"" +
+             line.substr(26, level_end - 26) + "\", \"message\": \"" + message + "\"";
+      if (++records % 500 == 0)
+        line += ", \"exc_info\": \"Traceback (most recent call last):\\n  File \\\"/w/json.py\\\", line " +
+                std::to_string(records) + ", in f\\nKeyError: 'json " + std::to_string(records) + "'\"";
+      line += "}";
+    }
+    out += line;
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+TEST_CASE("fast path: JSON records give what examining every line gives, and are taken as runs") {
+  const std::string text = json_records(logging_stamped_log());
+  REQUIRE(text.find("\n{\"time\": \"2026-11-30T09:50:02.") != std::string::npos);
+  REQUIRE(text.find("\"exc_info\": \"Traceback (most recent call last):\\n") != std::string::npos);
+  check_lazy_same_as_every_line(text, {16384, 70000, std::size_t{1} << 20}, true);
+  const std::string got = analyze_fast(text);
+  INFO(got);
+  check_stamped_log_findings(got);
+  CHECK(got.find("KeyError: 'json 500'") != std::string::npos);  // the tracebacks inside records
+  CHECK(got.find("KeyError: 'json 10000'") != std::string::npos);
+  CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // their stamps are read
+}
+
 TEST_CASE("fast path: a CRLF log gives what examining every line gives, and takes the plain log's paths") {
   // The searcher removes each line's '\r' before searching a buffer (LineSplitter::strip_ahead):
   // the lines are plain, and taken as runs. The test log's own awkward lines come along: a

@@ -1,0 +1,100 @@
+#include "extract/escaped_traceback.h"
+
+namespace megatriage {
+namespace {
+
+constexpr std::string_view kEscapedHeader = "Traceback (most recent call last):\\n";
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The value of the `digits` hex digits at s[at], or -1.
+long hex_number(std::string_view s, std::size_t at, int digits) {
+  if (at + static_cast<std::size_t>(digits) > s.size()) return -1;
+  long value = 0;
+  for (int k = 0; k < digits; ++k) {
+    const int d = hex_value(s[at + static_cast<std::size_t>(k)]);
+    if (d < 0) return -1;
+    value = value * 16 + d;
+  }
+  return value;
+}
+
+// A code point as UTF-8 (a lone surrogate of a pair JSON splits: U+FFFD).
+void append_utf8(std::string& out, long cp) {
+  if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
+// Whether the byte at `at` is escaped: an odd number of backslashes right before it.
+bool escaped(std::string_view s, std::size_t at) {
+  std::size_t n = 0;
+  while (at > n && s[at - n - 1] == '\\') ++n;
+  return n % 2 == 1;
+}
+
+}  // namespace
+
+std::string escaped_traceback(std::string_view line, std::size_t max_bytes) {
+  const std::size_t header = line.find(kEscapedHeader);
+  if (header == std::string_view::npos) return {};
+  // The string it stands in: the nearest quote before it that is not escaped opens it.
+  char quote = 0;
+  for (std::size_t k = header; k-- > 0;) {
+    if ((line[k] == '"' || line[k] == '\'') && !escaped(line, k)) {
+      quote = line[k];
+      break;
+    }
+  }
+  if (quote == 0) return {};
+  std::string out;
+  for (std::size_t i = header; i < line.size() && out.size() < max_bytes; ++i) {
+    const char c = line[i];
+    if (c == quote) break;
+    if (c != '\\' || i + 1 >= line.size()) {
+      out += c;
+      continue;
+    }
+    const char e = line[++i];
+    switch (e) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'b': case 'f': break;  // nothing a traceback needs
+      case '"': case '\'': case '\\': case '/': out += e; break;
+      case 'u':
+      case 'x': {
+        const int digits = e == 'u' ? 4 : 2;
+        const long cp = hex_number(line, i + 1, digits);
+        if (cp < 0) {
+          out += '\\';
+          out += e;
+          break;
+        }
+        append_utf8(out, cp);
+        i += static_cast<std::size_t>(digits);
+        break;
+      }
+      default:
+        out += '\\';
+        out += e;
+    }
+  }
+  if (out.size() > max_bytes) out.resize(max_bytes);
+  return out;
+}
+
+}  // namespace megatriage

@@ -1,0 +1,43 @@
+// escaped_traceback: a traceback a structured logger or a repr() printed inside one string.
+#include "extract/escaped_traceback.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace megatriage {
+
+TEST_SUITE("escaped_traceback") {
+  TEST_CASE("escaped_traceback: a JSON record's exc_info, decoded to the string's end") {
+    const std::string line =
+        R"~({"time": "2026-11-29T10:01:31.500Z", "level": "ERROR", "message": "training failed", )~"
+        R"~("exc_info": "Traceback (most recent call last):\n  File \"/w/train.py\", line 3, in <module>\n)~"
+        R"~(    main()\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB \u2014 GPU 3\t(of 4)", "pid": 7})~";
+    CHECK(escaped_traceback(line, 4096) ==
+          "Traceback (most recent call last):\n  File \"/w/train.py\", line 3, in <module>\n    main()\n"
+          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB \xe2\x80\x94 GPU 3\t(of 4)");
+    CHECK(escaped_traceback(line, 20) == "Traceback (most rece");
+  }
+
+  TEST_CASE("escaped_traceback: Python's repr, single-quoted, with text before the header") {
+    const std::string line =
+        R"~(ERROR worker failed: 'step 3 raised\nTraceback (most recent call last):\n  File "/w/a.py", line 9, in f\n)~"
+        R"~(    raise KeyError(\'x\')\nKeyError: \'x\'\n' (retrying))~";
+    CHECK(escaped_traceback(line, 4096) ==
+          "Traceback (most recent call last):\n  File \"/w/a.py\", line 9, in f\n    raise KeyError('x')\nKeyError: 'x'\n");
+  }
+
+  TEST_CASE("escaped_traceback: lines that hold none") {
+    CHECK(escaped_traceback("Traceback (most recent call last):", 4096).empty());  // printed, not escaped
+    CHECK(escaped_traceback(R"~(see Traceback (most recent call last):\n in the docs)~", 4096).empty());  // no string
+    CHECK(escaped_traceback(R"~({"msg": "Traceback (most recent call)", "x": "\n"})~", 4096).empty());
+    // A quote escaped before the header opens nothing; the string's own quote does.
+    CHECK(escaped_traceback(R"~(x = "a \"b\" Traceback (most recent call last):\nE: y")~", 4096) ==
+          "Traceback (most recent call last):\nE: y");
+    // Bad or unknown escapes stay as written; the string may run to the line's end.
+    CHECK(escaped_traceback(R"~("Traceback (most recent call last):\nE: \q \u12 \xZZ)~", 4096) ==
+          "Traceback (most recent call last):\nE: \\q \\u12 \\xZZ");
+  }
+}
+
+}  // namespace megatriage
