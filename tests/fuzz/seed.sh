@@ -37,5 +37,11 @@ while IFS= read -r line; do
   printf '%s' "$line" >"$out/fuzz_prefix/line-$i"
 done <"$out/lines.txt"
 rm -f "$out/lines.txt"
+# Shapes no fixture holds: a journal's head on every line, JSON records (one with a traceback
+# escaped in a member, as logger.exception() through a JSON formatter prints it).
+printf '\x08Nov 29 10:01:32 node012 python3[2301234]: Traceback (most recent call last):\nNov  9 10:01:33 node012 python3[2301235]:   File "/w/t.py", line 3, in f\nNov 29 10:01:32 node012 python3[2301234]: KeyError: 1\n' >"$out/fuzz_file/seed-journal"
+printf '\x08{"time": "2026-11-29T10:01:32.594Z", "level": "INFO", "message": "step 1"}\n{"time": "2026-11-29T10:01:33.000Z", "level": "ERROR", "message": "failed", "exc_info": "Traceback (most recent call last):\\n  File \\"/w/t.py\\", line 3, in f\\ntorch.OutOfMemoryError: CUDA out of memory. \\u2014"}\n' >"$out/fuzz_file/seed-json"
+printf 'Nov  9 10:01:32.123456 node012 python3[7]: x' >"$out/fuzz_timestamp/line-syslog"
+printf '{"level": "INFO", "asctime": "2026-11-29 10:01:32,594", "msg": "x"}' >"$out/fuzz_timestamp/line-json"
 for r in "$root"/rules/*.json; do cp "$r" "$out/fuzz_rules/"; done
 echo "seed corpora in $out: $(find "$out" -type f | wc -l) inputs" >&2
