@@ -12,7 +12,7 @@
 
 #include "base/text_util.h"
 #include "extract/child_failure_table.h"
-#include "extract/escaped_traceback.h"
+#include "extract/escaped_text.h"
 #include "extract/fact_keeper.h"
 #include "extract/line_prefix.h"
 #include "extract/megatron_config.h"
@@ -264,6 +264,19 @@ class FileAnalyzer : public LineSink {
     StreamState& stream = route(key, prefix, hit.triggered, line.number);
     std::string_view body = prefix.body;
     if (!hit.triggered && !stream.busy) return;
+    // A container runtime's JSON record (docker's json-file): the line it carries is the body
+    // the extractors read (a structured logger's record inside it included). The record itself
+    // keeps the stamp (named_body), and teaches no route and no memo: their shortcuts read the
+    // raw line.
+    const std::string_view record = body;
+    bool decoded = false;
+    if (body.size() > 7 && body[0] == '{' && body[1] == '"') {
+      if (std::optional<std::string> text = json_record_text(body, body.size())) {
+        record_text_ = std::move(*text);
+        body = record_text_;
+        decoded = true;
+      }
+    }
     // Communicator lines (`rank R nranks N ... Init COMPLETE`) carry NCCL's own header and an
     // anchor; no other line need be searched for them (nor a stamped one without an anchor,
     // which the unstamped log would not show).
@@ -307,14 +320,14 @@ class FileAnalyzer : public LineSink {
     // match() looks for the rules' needles itself: a line without one costs one walk, no alloc.
     // A body that failed before up to its stamp fails again (UnmatchedLines).
     std::vector<RuleMatch> matches;
-    const auto body_at = static_cast<std::size_t>(body.data() - line.text.data());
-    const bool memo = hit.needle && hit.stamp_at != LineHit::kNoStamp && body_at <= hit.stamp_at;
+    const auto body_at = static_cast<std::size_t>(record.data() - line.text.data());
+    const bool memo = !decoded && hit.needle && hit.stamp_at != LineHit::kNoStamp && body_at <= hit.stamp_at;
     if (hit.needle && !(memo && unmatched_.seen(body, hit.stamp_at - body_at))) {
       matches = matcher_.match(body, AppliesTo::Line, hit.candidates);
       if (memo && matches.empty()) unmatched_.remember();
     }
     // Later lines of this head take the shortcuts above (StampRoutes).
-    if (quiet && matches.empty() && stamp_in_body)
+    if (quiet && matches.empty() && stamp_in_body && !decoded)
       keep_stamp_route(line.text, hit.stamp_at, named_body, body, stream, launcher, prefix.srun_task,
                        !prefix.nccl_host.empty());
     if (!matches.empty()) {
@@ -937,6 +950,7 @@ class FileAnalyzer : public LineSink {
   std::optional<StampRunWalker> stamp_run_walker_;  // set up for the routes of the last runs walked
   StampRoute<StreamState> walker_route_;             // the first of them (run_walker())
   UnmatchedLines unmatched_;
+  std::string record_text_;  // the current line's decoded JSON record (on_line), reused
 };
 
 std::unique_ptr<TriggerScanner> make_trigger_scanner(const RuleMatcher& matcher, DiagnosticSink& diags,

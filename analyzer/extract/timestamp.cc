@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "extract/escaped_text.h"
+
 namespace megatriage {
 namespace {
 
@@ -343,47 +345,17 @@ std::optional<CivilTime> read_syslog(Sv s, std::size_t i) {
 }
 
 // A JSON record's stamp (structured logging: python-json-logger, structlog, loguru's
-// `serialize`; `{"time": "2026-11-29T10:01:32.594Z", "level": "INFO", ...}`): the first string
-// value among the record's first few members that is a stamp parse_timestamp reads. Stops at a
-// value that is an object or an array. Requires: s[i] == '{'.
+// `serialize`; `{"time": "2026-11-29T10:01:32.594Z", "level": "INFO", ...}`; docker's json-file
+// `{"log": "...", "stream": "stderr", "time": "..."}`): the first string value among the record's
+// first four members that is a stamp parse_timestamp reads. Requires: s[i] == '{'.
 std::optional<CivilTime> read_json_record(Sv s, std::size_t i) {
-  constexpr int kMembers = 4;
-  auto blanks = [&](std::size_t& j) {
-    while (j < s.size() && s[j] == ' ') ++j;
-  };
-  // Past the string that starts at s[j] (a quote), escapes included; npos when it does not end.
-  auto past_string = [&](std::size_t j) {
-    for (++j; j < s.size(); ++j) {
-      if (s[j] == '\\') ++j;
-      else if (s[j] == '"') return j + 1;
-    }
-    return Sv::npos;
-  };
-  std::size_t j = i + 1;
-  for (int member = 0; member < kMembers; ++member) {
-    blanks(j);
-    if (j >= s.size() || s[j] != '"') return std::nullopt;
-    j = past_string(j);
-    if (j == Sv::npos) return std::nullopt;
-    blanks(j);
-    if (j >= s.size() || s[j] != ':') return std::nullopt;
-    ++j;
-    blanks(j);
-    if (j >= s.size() || s[j] == '{' || s[j] == '[') return std::nullopt;
-    if (s[j] == '"') {
-      const std::size_t value = j + 1;
-      if (value < s.size() && is_digit(s[value]))
-        if (std::optional<CivilTime> t = parse_timestamp(s.substr(value))) return t;
-      j = past_string(j);
-      if (j == Sv::npos) return std::nullopt;
-    } else {
-      while (j < s.size() && s[j] != ',' && s[j] != '}') ++j;  // a number, true, false, null
-    }
-    blanks(j);
-    if (j >= s.size() || s[j] != ',') return std::nullopt;
-    ++j;
-  }
-  return std::nullopt;
+  std::optional<CivilTime> t;
+  find_json_member(s.substr(i), 4, [&](Sv, std::size_t at) {
+    const std::size_t value = i + at + 1;
+    if (s[i + at] == '"' && value < s.size() && is_digit(s[value])) t = parse_timestamp(s.substr(value));
+    return t.has_value();
+  });
+  return t;
 }
 
 // Whether a shape may start with the bytes `c0`, `c1` (parse_shaped's cheap gate): false, and

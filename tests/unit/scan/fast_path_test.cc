@@ -774,6 +774,54 @@ TEST_CASE("fast path: JSON records give what examining every line gives, and are
   CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // their stamps are read
 }
 
+// `text` as docker's json-file driver stores it: each line (escaped, with its end) in a record
+// with its stream and time, `{"log":"...\n","stream":"stderr","time":"2026-11-30T09:50:01.000000000Z"}`;
+// a line without a stamp of its own has the last one's time. `time_first`: the time leads
+// (fluent-bit's `{"date":...,"log":...}`), so every record has the same head before its stamp.
+std::string docker_records(const std::string& text, bool time_first) {
+  std::string out, time = "09:50:00.000";
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    if (line.size() >= 23 && line.compare(0, 11, "2026-11-30 ") == 0 && line[19] == ',')
+      time = line.substr(11, 8) + "." + line.substr(20, 3);
+    const std::string stamp = "\"2026-11-30T" + time + "000000Z\"";
+    out += time_first ? "{\"date\":" + stamp + ",\"log\":\"" : std::string("{\"log\":\"");
+    for (char c : line) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += c;
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        out += hex;
+      } else {
+        out += c;
+      }
+    }
+    out += time_first ? std::string("\\n\"}") : "\\n\",\"stream\":\"stderr\",\"time\":" + stamp + "}";
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+TEST_CASE("fast path: docker's JSON records give what examining every line gives, their lines read decoded") {
+  for (bool time_first : {false, true}) {
+    CAPTURE(time_first);
+    const std::string text = docker_records(logging_stamped_log(), time_first);
+    REQUIRE(text.find("\"log\":\"  File \\\"/w/train.py\\\", line 3, in <module>\\n\"") != std::string::npos);
+    check_same_for_every_buffer(text, "docker records");
+    const std::string got = analyze_fast(text);
+    INFO(got);
+    check_stamped_log_findings(got);  // the traceback's lines come one record each
+    CHECK(got.find("/w/train.py") != std::string::npos);
+    CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // the records' stamps
+  }
+}
+
 TEST_CASE("fast path: a CRLF log gives what examining every line gives, and takes the plain log's paths") {
   // The searcher removes each line's '\r' before searching a buffer (LineSplitter::strip_ahead):
   // the lines are plain, and taken as runs. The test log's own awkward lines come along: a

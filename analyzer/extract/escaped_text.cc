@@ -1,4 +1,4 @@
-#include "extract/escaped_traceback.h"
+#include "extract/escaped_text.h"
 
 namespace megatriage {
 namespace {
@@ -48,39 +48,26 @@ bool escaped(std::string_view s, std::size_t at) {
 
 }  // namespace
 
-std::string escaped_traceback(std::string_view line, std::size_t max_bytes) {
-  // Most lines that get here (a traceback's anchors) hold no backslash: one memchr says so.
-  if (line.find('\\') == std::string_view::npos) return {};
-  const std::size_t header = line.find(kEscapedHeader);
-  if (header == std::string_view::npos) return {};
-  // The string it stands in: the nearest quote before it that is not escaped opens it.
-  char quote = 0;
-  for (std::size_t k = header; k-- > 0;) {
-    if ((line[k] == '"' || line[k] == '\'') && !escaped(line, k)) {
-      quote = line[k];
-      break;
-    }
-  }
-  if (quote == 0) return {};
+std::string decode_escaped(std::string_view s, std::size_t from, char quote, std::size_t max_bytes) {
   std::string out;
-  for (std::size_t i = header; i < line.size() && out.size() < max_bytes; ++i) {
-    const char c = line[i];
+  for (std::size_t i = from; i < s.size() && out.size() < max_bytes; ++i) {
+    const char c = s[i];
     if (c == quote) break;
-    if (c != '\\' || i + 1 >= line.size()) {
+    if (c != '\\' || i + 1 >= s.size()) {
       out += c;
       continue;
     }
-    const char e = line[++i];
+    const char e = s[++i];
     switch (e) {
       case 'n': out += '\n'; break;
       case 't': out += '\t'; break;
       case 'r': out += '\r'; break;
-      case 'b': case 'f': break;  // nothing a traceback needs
+      case 'b': case 'f': break;  // nothing a log line needs
       case '"': case '\'': case '\\': case '/': out += e; break;
       case 'u':
       case 'x': {
         const int digits = e == 'u' ? 4 : 2;
-        const long cp = hex_number(line, i + 1, digits);
+        const long cp = hex_number(s, i + 1, digits);
         if (cp < 0) {
           out += '\\';
           out += e;
@@ -97,6 +84,28 @@ std::string escaped_traceback(std::string_view line, std::size_t max_bytes) {
   }
   if (out.size() > max_bytes) out.resize(max_bytes);
   return out;
+}
+
+std::optional<std::string> json_record_text(std::string_view line, std::size_t max_bytes) {
+  const std::size_t at = find_json_member(line, 4, [&](std::string_view key, std::size_t value) {
+    return line[value] == '"' && key == "log";
+  });
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string text = decode_escaped(line, at + 1, '"', max_bytes);
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  return text;
+}
+
+std::string escaped_traceback(std::string_view line, std::size_t max_bytes) {
+  // Most lines that get here (a traceback's anchors) hold no backslash: one memchr says so.
+  if (line.find('\\') == std::string_view::npos) return {};
+  const std::size_t header = line.find(kEscapedHeader);
+  if (header == std::string_view::npos) return {};
+  // The string it stands in: the nearest quote before it that is not escaped opens it.
+  for (std::size_t k = header; k-- > 0;)
+    if ((line[k] == '"' || line[k] == '\'') && !escaped(line, k)) return decode_escaped(line, header, line[k], max_bytes);
+  return {};
 }
 
 }  // namespace megatriage

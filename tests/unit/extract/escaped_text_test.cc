@@ -1,5 +1,6 @@
-// escaped_traceback: a traceback a structured logger or a repr() printed inside one string.
-#include "extract/escaped_traceback.h"
+// escaped_text: a docker JSON record's line, and a traceback a structured logger or a repr()
+// printed inside one string.
+#include "extract/escaped_text.h"
 
 #include <doctest/doctest.h>
 
@@ -7,7 +8,36 @@
 
 namespace megatriage {
 
-TEST_SUITE("escaped_traceback") {
+TEST_SUITE("escaped_text") {
+  TEST_CASE("escaped_text: a container runtime's JSON record carries one printed line") {
+    // docker's json-file driver (and fluentd): the line with its end, the stream, the time.
+    CHECK(json_record_text(R"~({"log":"  File \"/w/train.py\", line 3, in f\n","stream":"stderr","time":"2026-11-29T10:01:32.1Z"})~",
+                           4096) == "  File \"/w/train.py\", line 3, in f");
+    CHECK(json_record_text(R"~({"stream": "stdout", "time": "x", "log": "tab\there \u00e9\r\n"})~", 4096) == "tab\there \xc3\xa9");
+    CHECK(json_record_text(R"~({"log":""})~", 4096) == "");
+    CHECK(json_record_text(R"~({"log":"cut at the limit\n"})~", 3) == "cut");
+    // Not such a record: the line stays as it is.
+    for (const char* line : {R"~({"time": "2026-11-29T10:01:32Z", "message": "a structured logger's record"})~",
+                             R"~({"a": 1, "b": 2, "c": 3, "d": 4, "log": "past the first four"})~",
+                             R"~({"log": 42})~", R"~({"log": {"nested": "x"}})~", R"~(["log", "x"])~", "{'log': 'x'}",
+                             "log: x", ""}) {
+      CAPTURE(line);
+      CHECK_FALSE(json_record_text(line, 4096).has_value());
+    }
+  }
+
+  TEST_CASE("escaped_text: the members of a flat JSON object, in order") {
+    std::string keys;
+    const std::string_view record = R"~(  {"a": 1, "b\"q": "x, y", "c": true , "d": null, "e": "z"})~";
+    const std::size_t at = find_json_member(record, 4, [&](std::string_view key, std::size_t value) {
+      keys += std::string(key) + "@" + std::to_string(value) + " ";
+      return false;
+    });
+    CHECK(at == std::string_view::npos);
+    CHECK(keys == "a@8 b\\\"q@19 c@32 d@44 ");  // the fifth is past the limit
+    CHECK(find_json_member(record, 4, [](std::string_view key, std::size_t) { return key == "c"; }) == 32);
+  }
+
   TEST_CASE("escaped_traceback: a JSON record's exc_info, decoded to the string's end") {
     const std::string line =
         R"~({"time": "2026-11-29T10:01:31.500Z", "level": "ERROR", "message": "training failed", )~"
