@@ -46,6 +46,25 @@ bool escaped(std::string_view s, std::size_t at) {
   return n % 2 == 1;
 }
 
+// The quote of the string that `line[at]` stands in, or 0. In a JSON record only `"` delimits
+// strings, and apostrophes in them are text (loguru's `serialize`: `"text": "... function
+// '<module>' ...\nTraceback ..."`): the record is read from its start. Elsewhere (a repr(), a
+// message quoting one) the nearest quote before it that no backslash escapes opens it.
+char enclosing_quote(std::string_view line, std::size_t at) {
+  const std::size_t start = line.find_first_not_of(' ');
+  if (start != std::string_view::npos && line[start] == '{') {
+    bool in_string = false;
+    for (std::size_t i = start; i < at; ++i) {
+      if (in_string && line[i] == '\\') ++i;
+      else if (line[i] == '"') in_string = !in_string;
+    }
+    return in_string ? '"' : 0;
+  }
+  for (std::size_t k = at; k-- > 0;)
+    if ((line[k] == '"' || line[k] == '\'') && !escaped(line, k)) return line[k];
+  return 0;
+}
+
 }  // namespace
 
 std::string decode_escaped(std::string_view s, std::size_t from, char quote, std::size_t max_bytes) {
@@ -102,10 +121,8 @@ std::string escaped_traceback(std::string_view line, std::size_t max_bytes) {
   if (line.find('\\') == std::string_view::npos) return {};
   const std::size_t header = line.find(kEscapedHeader);
   if (header == std::string_view::npos) return {};
-  // The string it stands in: the nearest quote before it that is not escaped opens it.
-  for (std::size_t k = header; k-- > 0;)
-    if ((line[k] == '"' || line[k] == '\'') && !escaped(line, k)) return decode_escaped(line, header, line[k], max_bytes);
-  return {};
+  const char quote = enclosing_quote(line, header);
+  return quote != 0 ? decode_escaped(line, header, quote, max_bytes) : std::string();
 }
 
 }  // namespace megatriage

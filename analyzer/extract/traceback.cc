@@ -89,10 +89,12 @@ bool parse_frame_parts(std::string_view body, FrameLine& frame) {
   constexpr std::string_view kFile = "File \"";
   std::size_t at = body.find(kFile);
   if (at == std::string_view::npos) return false;
-  // What may stand before `File "`: indentation, and in interleaved or mangled output a caret
-  // run or a `[Previous line repeated N more times]` that lost its line end.
+  // What may stand before `File "`: indentation; loguru's `> ` for the frame where the error was
+  // caught (its default `backtrace` format); and in interleaved or mangled output a caret run or
+  // a `[Previous line repeated N more times]` that lost its line end.
   std::string_view head = trim(body.substr(0, at));
   if (starts_with(head, "[Previous line repeated") && ends_with(head, "]")) head = {};
+  if (head == ">") head = {};
   for (char c : head)
     if (c != '^' && c != '~' && c != ' ' && c != '\t') return false;
   std::string_view s = body.substr(at + kFile.size());

@@ -49,6 +49,20 @@ TEST_SUITE("escaped_text") {
     CHECK(escaped_traceback(line, 20) == "Traceback (most rece");
   }
 
+  TEST_CASE("escaped_traceback: in a JSON record, apostrophes before the header are text") {
+    // loguru's `serialize=True`: the whole formatted text, the catch message's quotes included.
+    const std::string line =
+        R"~({"text": "2026-12-05 06:10:37.437 | ERROR    | __main__:<module>:15 - An error has been caught in )~"
+        R"~(function '<module>', process 'MainProcess' (28997):\nTraceback (most recent call last):\n\n)~"
+        R"~(> File \"/w/t.py\", line 15, in <module>\n    main()\n\nModuleNotFoundError: No module named )~"
+        R"~('transformer_engine'\n", "record": {"level": {"name": "ERROR"}}})~";
+    CHECK(escaped_traceback(line, 4096) ==
+          "Traceback (most recent call last):\n\n> File \"/w/t.py\", line 15, in <module>\n    main()\n\n"
+          "ModuleNotFoundError: No module named 'transformer_engine'\n");
+    // A header outside the record's strings is none.
+    CHECK(escaped_traceback(R"~({"a": "x", Traceback (most recent call last):\n "b"})~", 4096).empty());
+  }
+
   TEST_CASE("escaped_traceback: Python's repr, single-quoted, with text before the header") {
     const std::string line =
         R"~(ERROR worker failed: 'step 3 raised\nTraceback (most recent call last):\n  File "/w/a.py", line 9, in f\n)~"

@@ -376,8 +376,36 @@ TEST_CASE("traceback: frame lines, also glued or without indentation") {
   CHECK(f.function == "convert");
   CHECK(parse_frame_line("  File \"x.py\", line 3 in g", f));  // faulthandler
   CHECK(f.function == "g");
+  CHECK(parse_frame_line("> File \"/w/train.py\", line 44, in <module>", f));  // loguru's catch point
+  CHECK(f.line == 44);
+  CHECK_FALSE(parse_frame_line(">> File \"x.py\", line 3, in g", f));
   CHECK_FALSE(parse_frame_line("ValueError: File \"x.py\", line 3, in g", f));
   CHECK_FALSE(parse_frame_line("    File \"x.py\" was not found", f));
+}
+
+TEST_CASE("traceback: loguru's format (catch point marked, variables shown, blank lines)") {
+  // `logger.exception()` / `@logger.catch` with loguru's defaults (backtrace, diagnose).
+  auto tbs = feed_all(
+      "Traceback (most recent call last):\n"
+      "\n"
+      "> File \"/w/train.py\", line 44, in <module>\n"
+      "    train(model, loader)\n"
+      "    \u2502     \u2502      \u2514 <torch.utils.data.dataloader.DataLoader object at 0x7f2a1c3b2d90>\n"
+      "    \u2502     \u2514 GPT(...)\n"
+      "    \u2514 <function train at 0x7f2a1c3e5e40>\n"
+      "\n"
+      "  File \"/w/train.py\", line 31, in train\n"
+      "    logits = model(batch)\n"
+      "             \u2514 GPT(...)\n"
+      "\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB.\n"
+      "2026-11-29 10:00:02.400 | INFO     | __main__:<module>:50 - exiting\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(to_debug_string(tbs[0]) ==
+        "@1 frames=2 last=/w/train.py:31:train exc@13=\"torch.OutOfMemoryError: CUDA out of memory. Tried to "
+        "allocate 4.00 GiB.\"");
+  CHECK(tbs[0].blocks[0].frames[0].source == "train(model, loader)");
+  CHECK(tbs[0].blocks[0].frames[1].source == "logits = model(batch)");
 }
 
 TEST_CASE("traceback: frames without a header are a headerless traceback") {
