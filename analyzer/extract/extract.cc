@@ -88,7 +88,7 @@ bool names_host(std::string_view body) {
 // (`c10::Error::Error(`) and `Error:` inside words do not trigger; on the bench's quick trees
 // `Error: ` is on 0.25 % of lines, all of them exception lines. A lone `Name:` with its message on
 // the next line is found only where a frame run leads to it.
-constexpr std::string_view kTracebackAnchors[] = {"Traceback (most recent call last):",  // is_header
+constexpr std::string_view kTracebackAnchors[] = {"Traceback (most recent call last)",  // is_header (IPython's: no colon)
                                                   "File \"",     "Error: ",   "Exception: ",
                                                   "Failure: ",   "Error): ",  "Exception): ", "Failure): "};
 

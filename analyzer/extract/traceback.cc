@@ -112,6 +112,81 @@ bool parse_frame_parts(std::string_view body, FrameLine& frame) {
   return true;
 }
 
+// IPython's (Jupyter's) traceback, which names the exception first and shows each frame's lines
+// around the failing one:
+//   ---------------------------------------------------------------------------
+//   OutOfMemoryError                          Traceback (most recent call last)
+//   Cell In[7], line 3
+//         2 batch = next(iter(loader))
+//   ----> 3 out = model(batch)
+//
+//   File ~/work/gpt.py:88, in GPT.forward(self, idx)
+//   ---> 88     x = block(x)
+//
+//   OutOfMemoryError: CUDA out of memory. ...
+// (IPython 7 writes a frame as `/path/module.py in forward(self, idx)`, with no line number.)
+constexpr std::string_view kNotebookHeader = "Traceback (most recent call last)";
+
+// The header line: an exception's name, padded, then kNotebookHeader (no colon).
+bool is_notebook_header(std::string_view t) {
+  if (!ends_with(t, kNotebookHeader) || t.size() < kNotebookHeader.size() + 3) return false;
+  std::string_view name = t.substr(0, t.size() - kNotebookHeader.size());
+  if (name.substr(name.size() - 2) != "  ") return false;
+  name = trim(name);
+  if (name.empty() || !is_ident_start(name.front())) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') return false;
+  return true;
+}
+
+// A frame line of a notebook traceback: `Cell In[7], line 3` (`Cell In [7]` before IPython
+// 8.6), `File <path>:<line>[, in
+// <function>(<arguments>)]`, or IPython 7's `<path> in <function>(<arguments>)`.
+bool parse_notebook_frame(std::string_view body, FrameLine& frame) {
+  frame = FrameLine{};
+  if (starts_with(body, "Cell In[") || starts_with(body, "Cell In [")) {  // IPython 8.5 has the blank
+    const std::size_t comma = body.find("], line ");
+    if (comma == std::string_view::npos) return false;
+    frame.path = body.substr(0, comma + 1);
+    std::string_view n = body.substr(comma + 8);
+    return std::from_chars(n.data(), n.data() + n.size(), frame.line).ec == std::errc();
+  }
+  std::string_view where = body;
+  if (starts_with(body, "File ")) {
+    where = body.substr(5);
+    const std::size_t in = where.find(", in ");
+    if (in != std::string_view::npos) {
+      frame.function = where.substr(in + 5, where.find('(', in) - (in + 5));
+      where = where.substr(0, in);
+    }
+    const std::size_t colon = where.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) return false;
+    std::string_view n = where.substr(colon + 1);
+    auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), frame.line);
+    if (ec != std::errc() || end != n.data() + n.size()) return false;
+    frame.path = where.substr(0, colon);
+    return frame.path.find(' ') == std::string_view::npos;
+  }
+  if (body.front() != '/' && body.front() != '<' && body.front() != '~') return false;
+  const std::size_t in = body.find(" in ");
+  if (in == std::string_view::npos || body.substr(0, in).find(' ') != std::string_view::npos) return false;
+  frame.path = body.substr(0, in);
+  frame.function = body.substr(in + 4, body.find('(', in) - (in + 4));
+  return true;
+}
+
+// A notebook frame's line marked as the one running (`----> 3 out = model(batch)`, `-> 1736
+// return ...`): its source text, else empty.
+std::string_view notebook_current_line(std::string_view body) {
+  std::size_t i = 0;
+  while (i < body.size() && body[i] == '-') ++i;
+  if (i == 0 || i >= body.size() || body[i] != '>') return {};
+  ++i;
+  while (i < body.size() && body[i] == ' ') ++i;
+  while (i < body.size() && std::isdigit(static_cast<unsigned char>(body[i]))) ++i;
+  return trim(body.substr(i));
+}
+
 // Adds a frame line's parts to the block, each cut to the per-part cap.
 void keep_frame(ExceptionBlock& block, const FrameLine& frame, std::size_t max_bytes) {
   block.frames.push_back(frame.path.substr(0, max_bytes), frame.line, frame.function.substr(0, max_bytes));
@@ -219,6 +294,7 @@ std::string_view strip_group_margin(std::string_view body) {
 bool TracebackBuilder::is_header(std::string_view body) {
   std::string_view t = trim(body);
   if (t == kHeader) return true;
+  if (is_notebook_header(t)) return true;
   if (!t.empty() && (t.front() == '+' || t.front() == '|')) t = trim(t.substr(1));
   return t == kGroupHeader || t == kHeader;
 }
@@ -269,6 +345,7 @@ void TracebackBuilder::complete() {
   current_ = Traceback{};
   state_ = State::Idle;
   block_headerless_ = false;
+  notebook_ = false;
   tail_left_ = static_cast<std::size_t>(-1);
 }
 
@@ -360,6 +437,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       start_block(line_number, offset);
       current_.exception_group = group;
     }
+    notebook_ = is_notebook_header(trim(raw_body));
     return ready_.size() > ready_before;
   }
   // Set when this line ended the traceback without being part of it: it may start another.
@@ -381,7 +459,16 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       ExceptionBlock& block = current_.blocks.back();
       FrameLine frame;
       std::string_view t = trim(body);
-      if (parse_frame_parts(body, frame)) {
+      if (notebook_ && !t.empty()) {
+        // Its frames' lines around the failing one are numbered and indented; the failing one
+        // is marked with an arrow and is the frame's source.
+        if (std::string_view current = notebook_current_line(t); !current.empty()) {
+          if (!block.frames.empty()) block.frames.set_last_source(current.substr(0, limits_.max_text_bytes));
+          break;
+        }
+        if (body.front() == ' ' || body.front() == '\t') break;
+      }
+      if (parse_frame_parts(body, frame) || (notebook_ && parse_notebook_frame(body, frame))) {
         ++block.frames_seen;
         if (block.frames.size() >= limits_.max_frames) {
           // Keep the outermost few and the innermost many: the innermost frames say where.
@@ -485,6 +572,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       break;
     }
     case State::ChainSeparator:
+      if (notebook_ && trim(body).find_first_not_of('-') == std::string_view::npos) break;  // its rule
       if (!trim(body).empty()) {
         complete();
         ended_by_line = true;

@@ -42,6 +42,8 @@ rm -f "$out/lines.txt"
 printf '\x08Nov 29 10:01:32 node012 python3[2301234]: Traceback (most recent call last):\nNov  9 10:01:33 node012 python3[2301235]:   File "/w/t.py", line 3, in f\nNov 29 10:01:32 node012 python3[2301234]: KeyError: 1\n' >"$out/fuzz_file/seed-journal"
 printf '\x08{"time": "2026-11-29T10:01:32.594Z", "level": "INFO", "message": "step 1"}\n{"time": "2026-11-29T10:01:33.000Z", "level": "ERROR", "message": "failed", "exc_info": "Traceback (most recent call last):\\n  File \\"/w/t.py\\", line 3, in f\\ntorch.OutOfMemoryError: CUDA out of memory. \\u2014"}\n' >"$out/fuzz_file/seed-json"
 printf '\x08{"log":"Traceback (most recent call last):\\n","stream":"stderr","time":"2026-11-29T10:01:32.1Z"}\n{"log":"  File \\"/w/t.py\\", line 3, in f\\n","stream":"stderr","time":"2026-11-29T10:01:32.2Z"}\n{"log":"KeyError: \\u0027x\\u0027\\n","stream":"stderr","time":"2026-11-29T10:01:32.3Z"}\n' >"$out/fuzz_file/seed-docker"
+printf '\x08---\nOutOfMemoryError                          Traceback (most recent call last)\nCell In[7], line 3\n      2 b = 1\n----> 3 out = model(batch)\n\nFile ~/w/gpt.py:88, in GPT.forward(self, idx)\n---> 88     x = block(x)\n\nOutOfMemoryError: CUDA out of memory.\n' >"$out/fuzz_file/seed-ipython"
+cp "$out/fuzz_file/seed-ipython" "$out/fuzz_traceback/seed-ipython"
 printf 'Nov  9 10:01:32.123456 node012 python3[7]: x' >"$out/fuzz_timestamp/line-syslog"
 printf '{"level": "INFO", "asctime": "2026-11-29 10:01:32,594", "msg": "x"}' >"$out/fuzz_timestamp/line-json"
 for r in "$root"/rules/*.json; do cp "$r" "$out/fuzz_rules/"; done

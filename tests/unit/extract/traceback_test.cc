@@ -408,6 +408,96 @@ TEST_CASE("traceback: loguru's format (catch point marked, variables shown, blan
   CHECK(tbs[0].blocks[0].frames[1].source == "logits = model(batch)");
 }
 
+TEST_CASE("traceback: IPython's (Jupyter's) format, the exception named first") {
+  auto tbs = feed_all(
+      "---------------------------------------------------------------------------\n"
+      "OutOfMemoryError                          Traceback (most recent call last)\n"
+      "Cell In[7], line 3\n"
+      "      1 model = GPT(config).cuda()\n"
+      "      2 batch = next(iter(loader))\n"
+      "----> 3 out = model(batch)\n"
+      "\n"
+      "File /opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py:1736, in Module._wrapped_call_impl(self, *args, **kwargs)\n"
+      "   1735 else:\n"
+      "-> 1736     return self._call_impl(*args, **kwargs)\n"
+      "\n"
+      "File ~/work/gpt.py:88, in GPT.forward(self, idx)\n"
+      "     87 for block in self.h:\n"
+      "---> 88     x = block(x)\n"
+      "\n"
+      "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK_FALSE(tbs[0].headerless);
+  CHECK(to_debug_string(tbs[0]) ==
+        "@2 frames=3 last=~/work/gpt.py:88:GPT.forward exc@16=\"OutOfMemoryError: CUDA out of memory. Tried to "
+        "allocate 2.00 GiB.\"");
+  const ExceptionBlock& b = tbs[0].blocks[0];
+  CHECK(b.frames[0].path == "Cell In[7]");
+  CHECK(b.frames[0].line == 3);
+  CHECK(b.frames[0].source == "out = model(batch)");
+  CHECK(b.frames[1].function == "Module._wrapped_call_impl");
+  CHECK(b.frames[1].source == "return self._call_impl(*args, **kwargs)");
+  CHECK(b.frames[2].source == "x = block(x)");
+  // IPython 8.5 wrote the cell as `Cell In [1]`.
+  auto older = feed_all(
+      "ModuleNotFoundError                       Traceback (most recent call last)\n"
+      "Cell In [1], line 1\n"
+      "----> 1 train(5, 'transformer_engine')\n"
+      "\n"
+      "ModuleNotFoundError: No module named 'transformer_engine'\n");
+  REQUIRE(older.size() == 1);
+  CHECK(to_debug_string(older[0]) ==
+        "@1 frames=1 last=Cell In [1]:1: exc@5=\"ModuleNotFoundError: No module named 'transformer_engine'\"");
+}
+
+TEST_CASE("traceback: IPython 7's frames, and a chain") {
+  auto tbs = feed_all(
+      "---------------------------------------------------------------------------\n"
+      "KeyError                                  Traceback (most recent call last)\n"
+      "<ipython-input-5-9f2c> in <module>\n"
+      "----> 1 index['x']\n"
+      "\n"
+      "KeyError: 'x'\n"
+      "\n"
+      "The above exception was the direct cause of the following exception:\n"
+      "\n"
+      "RuntimeError                              Traceback (most recent call last)\n"
+      "/opt/conda/lib/python3.8/site-packages/torch/nn/modules/module.py in _call_impl(self, *input, **kwargs)\n"
+      "   1101         if not (self._backward_hooks or self._forward_hooks):\n"
+      "-> 1102             return forward_call(*input, **kwargs)\n"
+      "\n"
+      "RuntimeError: CUDA error: device-side assert triggered\n"
+      "done\n");
+  REQUIRE(tbs.size() == 1);
+  REQUIRE(tbs[0].blocks.size() == 2);
+  CHECK(tbs[0].blocks[0].exception == "KeyError: 'x'");
+  CHECK(tbs[0].blocks[0].frames[0].path == "<ipython-input-5-9f2c>");
+  CHECK(tbs[0].blocks[0].frames[0].function == "<module>");
+  CHECK(tbs[0].blocks[1].exception == "RuntimeError: CUDA error: device-side assert triggered");
+  CHECK(tbs[0].blocks[1].frames[0].path == "/opt/conda/lib/python3.8/site-packages/torch/nn/modules/module.py");
+  CHECK(tbs[0].blocks[1].frames[0].line == 0);  // not printed
+  CHECK(tbs[0].blocks[1].frames[0].function == "_call_impl");
+  CHECK(tbs[0].blocks[1].frames[0].source == "return forward_call(*input, **kwargs)");
+}
+
+TEST_CASE("traceback: what only looks like IPython's header") {
+  for (const char* line : {"see Traceback (most recent call last) below", "OutOfMemoryError Traceback (most recent call last)",
+                           "Out Of Memory                             Traceback (most recent call last)",
+                           "                                          Traceback (most recent call last)"}) {
+    CAPTURE(line);
+    CHECK_FALSE(TracebackBuilder::is_header(line));
+  }
+  CHECK(TracebackBuilder::is_header("torch.OutOfMemoryError                    Traceback (most recent call last)"));
+  // A notebook-shaped frame in CPython's traceback is no frame there.
+  auto tbs = feed_all(
+      "Traceback (most recent call last):\n"
+      "  File \"/w/a.py\", line 1, in f\n"
+      "File /w/b.py:2, in g()\n"
+      "KeyError: 'x'\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK(tbs[0].blocks[0].frames.size() == 1);
+}
+
 TEST_CASE("traceback: frames without a header are a headerless traceback") {
   auto tbs = feed_all(
       "[launcher] starting\n"
