@@ -107,8 +107,10 @@ class ComponentsFromEnd {
   std::string_view rest_;
 };
 
-// `rank3`, `rank_3`, `rank-3` as a token (not `frank3`, not `rank3x`). A `local_` / `local-` /
-// `local` in front makes it a local rank. Returns true when found; the last match wins.
+// `rank3`, `rank_3`, `rank-3`, and Open MPI's `rank.3` (`mpirun --output-filename DIR` writes
+// `DIR/<job>/rank.<N>/stdout|stderr`, N padded with zeros) as a token (not `frank3`, not
+// `rank3x`). A `local_` / `local-` / `local` in front makes it a local rank. Returns true when
+// found; the last match wins.
 bool find_rank_token(std::string_view name, int& rank, int& local_rank) {
   bool found = false;
   for (std::size_t pos = name.find("rank"); pos != std::string_view::npos;
@@ -120,7 +122,7 @@ bool find_rank_token(std::string_view name, int& rank, int& local_rank) {
         continue;
     }
     std::size_t d = pos + 4;
-    if (d < name.size() && (name[d] == '_' || name[d] == '-')) ++d;
+    if (d < name.size() && (name[d] == '_' || name[d] == '-' || name[d] == '.')) ++d;
     std::size_t end = d;
     while (end < name.size() && is_digit(name[end])) ++end;
     if (end == d) continue;

@@ -703,6 +703,10 @@ TEST_SUITE("discover") {
         {"logs/rank5/attempt_0/2/stderr.log", "rank=5 local=2 task=-1 host="},
         {"logs/rank5/attempt_0/2/rank9.log", "rank=9 local=-1 task=-1 host="},
         {"/rank4/x.err", "rank=4 local=-1 task=-1 host="},
+        // Open MPI's --output-filename tree: DIR/<job>/rank.<N>/stdout|stderr
+        {"logs/1/rank.3/stderr", "rank=3 local=-1 task=-1 host="},
+        {"out/1/rank.012/stdout", "rank=12 local=-1 task=-1 host="},
+        {"logs/rank.log", "rank=-1 local=-1 task=-1 host="},
         // no host from names
         {"logs/node-gpu017.err", "rank=-1 local=-1 task=-1 host="},
         {"", "rank=-1 local=-1 task=-1 host="},
