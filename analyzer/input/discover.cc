@@ -271,6 +271,20 @@ Attribution file_hint(std::string_view file_name, const DirectoryHint& dir) {
     }
   }
 
+  // submitit (Hydra's submitit launcher, fairseq, dinov2...): <jobid>_<task>_log.{err,out}
+  // (`%j_%t_log.out`; an array job's %j is `<jobid>_<index>`), one task per rank.
+  if (ends_with(name, "_log.err") || ends_with(name, "_log.out")) {
+    std::string_view stem = name.substr(0, name.size() - 8);
+    const std::size_t last = stem.rfind('_');
+    if (last != std::string_view::npos && last > 0) {
+      const std::string_view job = stem.substr(0, last);
+      const bool job_numeric = std::all_of(job.begin(), job.end(), [](char c) { return is_digit(c) || c == '_'; }) &&
+                               is_digit(job.front()) && is_digit(job.back());
+      const int task = parse_small_int(stem.substr(last + 1));
+      if (task >= 0 && job_numeric) hint.task = task;
+    }
+  }
+
   // rank<N> tokens: the file name first, then the nearest directory that has one.
   int rank = -1, local_rank = -1;
   const bool in_name = find_rank_token(name, rank, local_rank);

@@ -690,6 +690,12 @@ TEST_SUITE("discover") {
         {"slurm-12345.out", "rank=-1 local=-1 task=-1 host="},
         {"logs/train-a-3.err", "rank=-1 local=-1 task=-1 host="},
         {"logs/gpt-25-3.log", "rank=-1 local=-1 task=-1 host="},
+        // submitit: %j_%t_log.{out,err}, an array job's %j being <jobid>_<index>
+        {"logs/.submitit/4242/4242_11_log.err", "rank=-1 local=-1 task=11 host="},
+        {"multirun/.submitit/4242_3/4242_3_0_log.out", "rank=-1 local=-1 task=0 host="},
+        {"logs/train_3_log.err", "rank=-1 local=-1 task=-1 host="},
+        {"logs/4242_x_log.err", "rank=-1 local=-1 task=-1 host="},
+        {"logs/_3_log.err", "rank=-1 local=-1 task=-1 host="},
         // rank tokens
         {"logs/rank3.log", "rank=3 local=-1 task=-1 host="},
         {"logs/worker_rank_12.txt.bz2", "rank=12 local=-1 task=-1 host="},
