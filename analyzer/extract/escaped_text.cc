@@ -78,11 +78,24 @@ std::string decode_escaped(std::string_view s, std::size_t from, char quote, std
     }
     const char e = s[++i];
     switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case 'b': case 'f': break;  // nothing a log line needs
-      case '"': case '\'': case '\\': case '/': out += e; break;
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 'b':
+      case 'f':
+        break;  // nothing a log line needs
+      case '"':
+      case '\'':
+      case '\\':
+      case '/':
+        out += e;
+        break;
       case 'u':
       case 'x': {
         const int digits = e == 'u' ? 4 : 2;
@@ -106,9 +119,8 @@ std::string decode_escaped(std::string_view s, std::size_t from, char quote, std
 }
 
 std::optional<std::string> json_record_text(std::string_view line, std::size_t max_bytes) {
-  const std::size_t at = find_json_member(line, 4, [&](std::string_view key, std::size_t value) {
-    return line[value] == '"' && key == "log";
-  });
+  const std::size_t at = find_json_member(
+      line, 4, [&](std::string_view key, std::size_t value) { return line[value] == '"' && key == "log"; });
   if (at == std::string_view::npos) return std::nullopt;
   std::string text = decode_escaped(line, at + 1, '"', max_bytes);
   if (!text.empty() && text.back() == '\n') text.pop_back();

@@ -1,8 +1,8 @@
 // Extract stage: text a program printed inside a quoted string, escaped. A container runtime's
-// JSON record holds a printed line in one member (docker's json-file `log`), a structured
-// logger's record logger.exception()'s traceback in another (`"exc_info": "Traceback (most recent call
-// last):\n  File \"/w/train.py\", ..."`); a repr() of an error does the same with Python's
-// escapes. Decoded, such text goes through the extractors as if printed.
+// JSON record holds each printed line in a member (docker's json-file `log`); a structured
+// logger's record holds logger.exception()'s traceback in one (`"exc_info": "Traceback (most
+// recent call last):\n  File \"/w/train.py\", ..."`); a repr() of an error does the same with
+// Python's escapes. Decoded, such text goes through the extractors as if printed.
 #pragma once
 
 #include <cstddef>

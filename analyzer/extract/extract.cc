@@ -88,7 +88,8 @@ bool names_host(std::string_view body) {
 // (`c10::Error::Error(`) and `Error:` inside words do not trigger; on the bench's quick trees
 // `Error: ` is on 0.25 % of lines, all of them exception lines. A lone `Name:` with its message on
 // the next line is found only where a frame run leads to it.
-constexpr std::string_view kTracebackAnchors[] = {"Traceback (most recent call last)",  // is_header (IPython's: no colon)
+// The header without its colon: IPython's has none (`KeyError   Traceback (most recent call last)`).
+constexpr std::string_view kTracebackAnchors[] = {"Traceback (most recent call last)",  // is_header
                                                   "File \"",     "Error: ",   "Exception: ",
                                                   "Failure: ",   "Error): ",  "Exception): ", "Failure): "};
 
@@ -349,7 +350,7 @@ class FileAnalyzer : public LineSink {
   }
 
   // A traceback logged inside one string of the line, its newlines escaped (a JSON record's
-  // `exc_info`, a repr(): escaped_traceback.h). Its lines, decoded, go through the stream's
+  // `exc_info`, a repr(): escaped_text.h). Its lines, decoded, go through the stream's
   // builder as the line's own, and it ends with the string: an event at this line, timed by the
   // stream's stamps as a printed one would be.
   void feed_escaped_traceback(std::string_view body, const LineView& line, StreamState& stream) {

@@ -301,7 +301,8 @@ std::optional<CivilTime> read_after_level(Sv body, std::size_t i, StampShape& sh
 // The month of a syslog stamp's name (`Jan` .. `Dec`, as strftime's `%b` prints it in the C
 // locale) at s[i], 1-12, or 0.
 int month_name_at(Sv s, std::size_t i) {
-  static constexpr Sv kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  static constexpr Sv kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   for (int m = 0; m < 12; ++m)
     if (starts_with(s, i, kMonths[m])) return m + 1;
   return 0;
@@ -310,15 +311,24 @@ int month_name_at(Sv s, std::size_t i) {
 // Whether `c0`, `c1` may open a month's name: its capital and the letter after it.
 bool may_open_month(char c0, char c1) {
   switch (c0) {
-    case 'J': return c1 == 'a' || c1 == 'u';
-    case 'F': return c1 == 'e';
-    case 'M': return c1 == 'a';
-    case 'A': return c1 == 'p' || c1 == 'u';
-    case 'S': return c1 == 'e';
-    case 'O': return c1 == 'c';
-    case 'N': return c1 == 'o';
-    case 'D': return c1 == 'e';
-    default: return false;
+    case 'J':
+      return c1 == 'a' || c1 == 'u';
+    case 'F':
+      return c1 == 'e';
+    case 'M':
+      return c1 == 'a';
+    case 'A':
+      return c1 == 'p' || c1 == 'u';
+    case 'S':
+      return c1 == 'e';
+    case 'O':
+      return c1 == 'c';
+    case 'N':
+      return c1 == 'o';
+    case 'D':
+      return c1 == 'e';
+    default:
+      return false;
   }
 }
 

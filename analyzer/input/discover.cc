@@ -278,7 +278,8 @@ Attribution file_hint(std::string_view file_name, const DirectoryHint& dir) {
     const std::size_t last = stem.rfind('_');
     if (last != std::string_view::npos && last > 0) {
       const std::string_view job = stem.substr(0, last);
-      const bool job_numeric = std::all_of(job.begin(), job.end(), [](char c) { return is_digit(c) || c == '_'; }) &&
+      const bool job_numeric = std::all_of(job.begin(), job.end(),
+                                           [](char c) { return is_digit(c) || c == '_'; }) &&
                                is_digit(job.front()) && is_digit(job.back());
       const int task = parse_small_int(stem.substr(last + 1));
       if (task >= 0 && job_numeric) hint.task = task;

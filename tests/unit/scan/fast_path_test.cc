@@ -720,6 +720,25 @@ TEST_CASE("fast path: journal (syslog) stamps give what examining every line giv
   CHECK(got.find("diag timeline.time-went-backwards") != std::string::npos);  // its stamps are read
 }
 
+// `text` as the contents of a JSON string: quotes and backslashes escaped, control bytes as
+// `\u00XX`.
+std::string json_escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // `text` as a JSON formatter logs it: `2026-11-30 09:50:01,000 - INFO - x` becomes
 // `{"time": "2026-11-30T09:50:01.000Z", "level": "INFO", "message": "x"}` (the message escaped);
 // other lines (an uncaught traceback goes to stderr as text) stay. Every 500th record also
@@ -734,19 +753,7 @@ std::string json_records(const std::string& text) {
     const std::size_t level_end = line.size() > 26 ? line.find(" - ", 26) : std::string::npos;
     if (level_end != std::string::npos && line.compare(0, 11, "2026-11-30 ") == 0 && line[19] == ',' &&
         line.compare(23, 3, " - ") == 0) {
-      std::string message;
-      for (char c : line.substr(level_end + 3)) {
-        if (c == '"' || c == '\\') {
-          message += '\\';
-          message += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-          char hex[8];
-          std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          message += hex;
-        } else {
-          message += c;
-        }
-      }
+      const std::string message = json_escaped(std::string_view(line).substr(level_end + 3));
       line = "{\"time\": \"2026-11-30T" + line.substr(11, 8) + "." + line.substr(20, 3) + "Z\", \"level\": \"" +
              line.substr(26, level_end - 26) + "\", \"message\": \"" + message + "\"";
       if (++records % 500 == 0)
@@ -789,18 +796,7 @@ std::string docker_records(const std::string& text, bool time_first) {
       time = line.substr(11, 8) + "." + line.substr(20, 3);
     const std::string stamp = "\"2026-11-30T" + time + "000000Z\"";
     out += time_first ? "{\"date\":" + stamp + ",\"log\":\"" : std::string("{\"log\":\"");
-    for (char c : line) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += c;
-      } else if (static_cast<unsigned char>(c) < 0x20) {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-        out += hex;
-      } else {
-        out += c;
-      }
-    }
+    out += json_escaped(line);
     out += time_first ? std::string("\\n\"}") : "\\n\",\"stream\":\"stderr\",\"time\":" + stamp + "}";
     if (end < text.size()) out += '\n';
     start = end + 1;
