@@ -144,6 +144,7 @@ bool is_notebook_header(std::string_view t) {
 // <function>(<arguments>)]`, or IPython 7's `<path> in <function>(<arguments>)`.
 bool parse_notebook_frame(std::string_view body, FrameLine& frame) {
   frame = FrameLine{};
+  if (body.empty()) return false;
   if (starts_with(body, "Cell In[") || starts_with(body, "Cell In [")) {  // IPython 8.5 has the blank
     const std::size_t comma = body.find("], line ");
     if (comma == std::string_view::npos) return false;
