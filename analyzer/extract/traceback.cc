@@ -188,9 +188,83 @@ std::string_view notebook_current_line(std::string_view body) {
   return trim(body.substr(i));
 }
 
+// rich's traceback (`rich.traceback.install()`, `Console.print_exception()`): a box whose top
+// border holds the header, each frame `path:line in function` (a long path wrapped alone onto
+// its own line, ending in ':'), its numbered source lines with the failing one marked, and the
+// exception line after the box:
+//   ╭──────── Traceback (most recent call last) ────────╮
+//   │ /ws/train.py:18 in train                           │
+//   │                                                    │
+//   │   17 │   │   if step == 3:                         │
+//   │ ❱ 18 │   │   │   load_backend(backend_name)        │
+//   ╰────────────────────────────────────────────────────╯
+//   ModuleNotFoundError: No module named 'transformer_engine'
+constexpr std::string_view kBoxTopLeft = "\u256d", kBoxTopRight = "\u256e", kBoxSide = "\u2502",
+                           kBoxBottomLeft = "\u2570", kRichMarker = "\u2771";
+
+bool is_rich_header(std::string_view t) {
+  return starts_with(t, kBoxTopLeft) && ends_with(t, kBoxTopRight) &&
+         t.find(kNotebookHeader) != std::string_view::npos;
+}
+
+// The text between a box line's side borders, trimmed; false when `t` is no box line.
+bool rich_inner(std::string_view t, std::string_view& inner) {
+  if (!starts_with(t, kBoxSide)) return false;
+  t.remove_prefix(kBoxSide.size());
+  if (ends_with(t, kBoxSide)) t.remove_suffix(kBoxSide.size());
+  inner = trim(t);
+  return true;
+}
+
+// `<path>:<line> in <function>` (rich's frame line); `<line> in <function>` when `path` is given
+// (the rest of a frame whose path was wrapped alone onto the line before).
+bool parse_rich_frame(std::string_view inner, std::string_view path, FrameLine& frame) {
+  const std::size_t in = inner.find(" in ");
+  if (in == std::string_view::npos) return false;
+  std::string_view where = inner.substr(0, in);
+  if (path.empty()) {
+    const std::size_t colon = where.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) return false;
+    path = where.substr(0, colon);
+    where.remove_prefix(colon + 1);
+  }
+  auto [end, ec] = std::from_chars(where.data(), where.data() + where.size(), frame.line);
+  if (ec != std::errc() || end != where.data() + where.size()) return false;
+  frame.path = path;
+  frame.function = trim(inner.substr(in + 4));
+  return true;
+}
+
+// The code of rich's marked source line (`❱ 18 │   │   load(x)`), its indent guides dropped.
+std::string_view rich_marked_code(std::string_view inner) {
+  inner.remove_prefix(kRichMarker.size());
+  inner = trim(inner);
+  std::size_t i = 0;
+  while (i < inner.size() && std::isdigit(static_cast<unsigned char>(inner[i]))) ++i;
+  inner.remove_prefix(i);
+  for (;;) {
+    inner = trim(inner);
+    if (!starts_with(inner, kBoxSide)) return inner;
+    inner.remove_prefix(kBoxSide.size());
+  }
+}
+
 // Adds a frame line's parts to the block, each cut to the per-part cap.
 void keep_frame(ExceptionBlock& block, const FrameLine& frame, std::size_t max_bytes) {
   block.frames.push_back(frame.path.substr(0, max_bytes), frame.line, frame.function.substr(0, max_bytes));
+}
+
+// Adds a frame to the block, under the frame cap: the outermost few and the innermost many are
+// kept (the innermost frames say where); a cap below 4 * kKeepHeadFrames keeps a quarter as
+// head, and 0 keeps no frame.
+void add_frame(ExceptionBlock& block, const FrameLine& frame, const TracebackLimits& limits) {
+  ++block.frames_seen;
+  if (block.frames.size() >= limits.max_frames) {
+    block.frames_truncated = true;
+    std::size_t head = std::min(kKeepHeadFrames, limits.max_frames / 4);
+    if (block.frames.size() > head) block.frames.erase(head);
+  }
+  if (limits.max_frames > 0) keep_frame(block, frame, limits.max_text_bytes);
 }
 
 }  // namespace
@@ -295,7 +369,7 @@ std::string_view strip_group_margin(std::string_view body) {
 bool TracebackBuilder::is_header(std::string_view body) {
   std::string_view t = trim(body);
   if (t == kHeader) return true;
-  if (is_notebook_header(t)) return true;
+  if (is_notebook_header(t) || is_rich_header(t)) return true;
   if (!t.empty() && (t.front() == '+' || t.front() == '|')) t = trim(t.substr(1));
   return t == kGroupHeader || t == kHeader;
 }
@@ -347,6 +421,8 @@ void TracebackBuilder::complete() {
   state_ = State::Idle;
   block_headerless_ = false;
   notebook_ = false;
+  rich_ = false;
+  wrapped_path_.clear();
   tail_left_ = static_cast<std::size_t>(-1);
 }
 
@@ -439,6 +515,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       current_.exception_group = group;
     }
     notebook_ = is_notebook_header(trim(raw_body));
+    rich_ = is_rich_header(trim(raw_body));
     return ready_.size() > ready_before;
   }
   // Set when this line ended the traceback without being part of it: it may start another.
@@ -460,6 +537,24 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       ExceptionBlock& block = current_.blocks.back();
       FrameLine frame;
       std::string_view t = trim(body);
+      if (rich_) {
+        // Inside the box everything is a frame, its source or drawing; the exception line
+        // follows the box's bottom border.
+        if (starts_with(t, kBoxBottomLeft)) break;
+        std::string_view inner;
+        if (rich_inner(t, inner)) {
+          if (starts_with(inner, kRichMarker)) {
+            if (!block.frames.empty())
+              block.frames.set_last_source(rich_marked_code(inner).substr(0, limits_.max_text_bytes));
+          } else if (parse_rich_frame(inner, wrapped_path_, frame)) {
+            add_frame(block, frame, limits_);
+            wrapped_path_.clear();
+          } else if (!inner.empty() && inner.back() == ':' && inner.find(' ') == std::string_view::npos) {
+            wrapped_path_.assign(inner.substr(0, inner.size() - 1));
+          }
+          break;
+        }
+      }
       if (notebook_ && !t.empty()) {
         // Its frames' lines around the failing one are numbered and indented; the failing one
         // is marked with an arrow and is the frame's source.
@@ -470,15 +565,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
         if (body.front() == ' ' || body.front() == '\t') break;
       }
       if (parse_frame_parts(body, frame) || (notebook_ && parse_notebook_frame(body, frame))) {
-        ++block.frames_seen;
-        if (block.frames.size() >= limits_.max_frames) {
-          // Keep the outermost few and the innermost many: the innermost frames say where.
-          // (A cap below 4 * kKeepHeadFrames keeps a quarter as head; 0 keeps no frame.)
-          block.frames_truncated = true;
-          std::size_t head = std::min(kKeepHeadFrames, limits_.max_frames / 4);
-          if (block.frames.size() > head) block.frames.erase(head);
-        }
-        if (limits_.max_frames > 0) keep_frame(block, frame, limits_.max_text_bytes);
+        add_frame(block, frame, limits_);
         after_frame_ = true;
         break;
       }

@@ -93,6 +93,8 @@ class TracebackBuilder {
   bool after_frame_ = false;       // the previous line was a frame line (its source may follow)
   bool block_headerless_ = false;  // the current block started at a frame, not at a header
   bool notebook_ = false;          // the traceback is IPython's (its header names the exception)
+  bool rich_ = false;              // the traceback is rich's (drawn in a box)
+  std::string wrapped_path_;       // rich: a frame's path wrapped alone onto the line before
   // A lone exception line takes at most this many continuation lines (a message that wraps);
   // SIZE_MAX otherwise.
   std::size_t tail_left_ = static_cast<std::size_t>(-1);

@@ -480,6 +480,48 @@ TEST_CASE("traceback: IPython 7's frames, and a chain") {
   CHECK(tbs[0].blocks[1].frames[0].source == "return forward_call(*input, **kwargs)");
 }
 
+TEST_CASE("traceback: rich's boxed format (rich.traceback), a long path wrapped, a chain") {
+  auto tbs = feed_all(
+      "\u256d\u2500\u2500\u2500 Traceback (most recent call last) \u2500\u2500\u2500\u256e\n"
+      "\u2502 /ws/rich_train.py:21 in <module>                   \u2502\n"
+      "\u2502                                                    \u2502\n"
+      "\u2502   20                                               \u2502\n"
+      "\u2502 \u2771 21 train(5, sys.argv[1])                        \u2502\n"
+      "\u2502                                                    \u2502\n"
+      "\u2502 /opt/conda/lib/python3.7/site-packages/deepspeed/runtime/config.py: \u2502\n"
+      "\u2502 891 in _batch_assertion                            \u2502\n"
+      "\u2502                                                    \u2502\n"
+      "\u2502   890 \u2502   \u2502   assert train_batch == micro_batch * grad_acc \u2502\n"
+      "\u2502 \u2771 891 \u2502   \u2502   \u2502   f\"Check batch related parameters\" \u2502\n"
+      "\u2570\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u256f\n"
+      "AssertionError: Check batch related parameters.\n"
+      "\n"
+      "The above exception was the direct cause of the following exception:\n"
+      "\n"
+      "\u256d\u2500\u2500\u2500 Traceback (most recent call last) \u2500\u2500\u2500\u256e\n"
+      "\u2502 /ws/rich_train.py:30 in main                       \u2502\n"
+      "\u2570\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u256f\n"
+      "RuntimeError: bad config\n"
+      "done\n");
+  REQUIRE(tbs.size() == 1);
+  CHECK_FALSE(tbs[0].headerless);
+  REQUIRE(tbs[0].blocks.size() == 2);
+  const ExceptionBlock& b = tbs[0].blocks[0];
+  CHECK(b.header_line == 1);
+  REQUIRE(b.frames.size() == 2);
+  CHECK(b.frames[0].path == "/ws/rich_train.py");
+  CHECK(b.frames[0].line == 21);
+  CHECK(b.frames[0].function == "<module>");
+  CHECK(b.frames[0].source == "train(5, sys.argv[1])");
+  CHECK(b.frames[1].path == "/opt/conda/lib/python3.7/site-packages/deepspeed/runtime/config.py");
+  CHECK(b.frames[1].line == 891);
+  CHECK(b.frames[1].function == "_batch_assertion");
+  CHECK(b.frames[1].source == "f\"Check batch related parameters\"");
+  CHECK(b.exception == "AssertionError: Check batch related parameters.");
+  CHECK(tbs[0].blocks[1].exception == "RuntimeError: bad config");
+  CHECK(tbs[0].blocks[1].frames.size() == 1);
+}
+
 TEST_CASE("traceback: what only looks like IPython's header") {
   for (const char* line : {"see Traceback (most recent call last) below", "OutOfMemoryError Traceback (most recent call last)",
                            "Out Of Memory                             Traceback (most recent call last)",
