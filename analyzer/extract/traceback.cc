@@ -140,8 +140,8 @@ bool is_notebook_header(std::string_view t) {
 }
 
 // A frame line of a notebook traceback: `Cell In[7], line 3` (`Cell In [7]` before IPython
-// 8.6), `File <path>:<line>[, in
-// <function>(<arguments>)]`, or IPython 7's `<path> in <function>(<arguments>)`.
+// 8.6), `File <path>:<line>[, in <function>(<arguments>)]`, or IPython 7's
+// `<path> in <function>(<arguments>)`.
 bool parse_notebook_frame(std::string_view body, FrameLine& frame) {
   frame = FrameLine{};
   if (body.empty()) return false;
