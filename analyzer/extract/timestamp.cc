@@ -298,38 +298,21 @@ std::optional<CivilTime> read_after_level(Sv body, std::size_t i, StampShape& sh
   return t;
 }
 
-// The month of a syslog stamp's name (`Jan` .. `Dec`, as strftime's `%b` prints it in the C
-// locale) at s[i], 1-12, or 0.
+// The month names of a syslog stamp, as strftime's `%b` prints them in the C locale.
+constexpr Sv kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+// The month whose name is at s[i], 1-12, or 0.
 int month_name_at(Sv s, std::size_t i) {
-  static constexpr Sv kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   for (int m = 0; m < 12; ++m)
     if (starts_with(s, i, kMonths[m])) return m + 1;
   return 0;
 }
 
-// Whether `c0`, `c1` may open a month's name: its capital and the letter after it.
+// Whether `c0`, `c1` may open a month's name (its first two letters).
 bool may_open_month(char c0, char c1) {
-  switch (c0) {
-    case 'J':
-      return c1 == 'a' || c1 == 'u';
-    case 'F':
-      return c1 == 'e';
-    case 'M':
-      return c1 == 'a';
-    case 'A':
-      return c1 == 'p' || c1 == 'u';
-    case 'S':
-      return c1 == 'e';
-    case 'O':
-      return c1 == 'c';
-    case 'N':
-      return c1 == 'o';
-    case 'D':
-      return c1 == 'e';
-    default:
-      return false;
-  }
+  for (Sv month : kMonths)
+    if (month[0] == c0 && month[1] == c1) return true;
+  return false;
 }
 
 // The syslog stamp (RFC 3164, and journalctl's default `short` output): `Nov 29 10:01:32`, the

@@ -420,8 +420,7 @@ void TracebackBuilder::complete() {
   current_ = Traceback{};
   state_ = State::Idle;
   block_headerless_ = false;
-  notebook_ = false;
-  rich_ = false;
+  drawing_ = Drawing::CPython;
   wrapped_path_.clear();
   tail_left_ = static_cast<std::size_t>(-1);
 }
@@ -514,8 +513,10 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       start_block(line_number, offset);
       current_.exception_group = group;
     }
-    notebook_ = is_notebook_header(trim(raw_body));
-    rich_ = is_rich_header(trim(raw_body));
+    const std::string_view header = trim(raw_body);
+    drawing_ = is_notebook_header(header) ? Drawing::Notebook
+               : is_rich_header(header)   ? Drawing::Rich
+                                          : Drawing::CPython;
     return ready_.size() > ready_before;
   }
   // Set when this line ended the traceback without being part of it: it may start another.
@@ -537,7 +538,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       ExceptionBlock& block = current_.blocks.back();
       FrameLine frame;
       std::string_view t = trim(body);
-      if (rich_) {
+      if (drawing_ == Drawing::Rich) {
         // Inside the box everything is a frame, its source or drawing; the exception line
         // follows the box's bottom border.
         if (starts_with(t, kBoxBottomLeft)) break;
@@ -555,7 +556,7 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
           break;
         }
       }
-      if (notebook_ && !t.empty()) {
+      if (drawing_ == Drawing::Notebook && !t.empty()) {
         // Its frames' lines around the failing one are numbered and indented; the failing one
         // is marked with an arrow and is the frame's source.
         if (std::string_view current = notebook_current_line(t); !current.empty()) {
@@ -564,7 +565,8 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
         }
         if (body.front() == ' ' || body.front() == '\t') break;
       }
-      if (parse_frame_parts(body, frame) || (notebook_ && parse_notebook_frame(body, frame))) {
+      if (parse_frame_parts(body, frame) ||
+          (drawing_ == Drawing::Notebook && parse_notebook_frame(body, frame))) {
         add_frame(block, frame, limits_);
         after_frame_ = true;
         break;
@@ -660,7 +662,8 @@ bool TracebackBuilder::feed(std::string_view raw_body, std::uint64_t line_number
       break;
     }
     case State::ChainSeparator:
-      if (notebook_ && trim(body).find_first_not_of('-') == std::string_view::npos) break;  // its rule
+      if (drawing_ == Drawing::Notebook && trim(body).find_first_not_of('-') == std::string_view::npos)
+        break;  // its rule
       if (!trim(body).empty()) {
         complete();
         ended_by_line = true;

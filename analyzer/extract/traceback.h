@@ -92,8 +92,10 @@ class TracebackBuilder {
   std::size_t group_margin_ = 0;  // bytes of exception-group margin to strip
   bool after_frame_ = false;       // the previous line was a frame line (its source may follow)
   bool block_headerless_ = false;  // the current block started at a frame, not at a header
-  bool notebook_ = false;          // the traceback is IPython's (its header names the exception)
-  bool rich_ = false;              // the traceback is rich's (drawn in a box)
+  // Who drew the traceback, told by its header: CPython (or a logger that keeps its shape),
+  // IPython (the exception named first), rich (a box).
+  enum class Drawing { CPython, Notebook, Rich };
+  Drawing drawing_ = Drawing::CPython;
   std::string wrapped_path_;       // rich: a frame's path wrapped alone onto the line before
   // A lone exception line takes at most this many continuation lines (a message that wraps);
   // SIZE_MAX otherwise.

@@ -148,16 +148,26 @@ void check_stamped_log_findings(const std::string& signature) {
   CHECK(signature.find("fact gpu_model=H100") != std::string::npos);
 }
 
+// `text` with each line (the text between its '\n's; the last may lack one) replaced by
+// `rewrite(line, index)`: how the tests below write one log in another style.
+template <class Rewrite>
+std::string rewrite_lines(const std::string& text, Rewrite rewrite) {
+  std::string out;
+  for (std::size_t start = 0, index = 0; start < text.size(); ++index) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += rewrite(text.substr(start, end - start), index);
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 // `text` as a terminal-bound logger writes it (FORCE_COLOR, rich, Python 3.13 tracebacks): the
 // stamp green and the level bold, other lines red, and now and then what is rarer: a hyperlink
 // (OSC 8), a charset reset (`ESC ( B`), a sequence cut off by the line's end, a lone ESC.
 std::string coloured(const std::string& text) {
-  std::string out;
-  std::size_t start = 0, n = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
+  return rewrite_lines(text, [](std::string line, std::size_t n) {
     const std::size_t level = line.find(" - INFO - ");
     if (!line.empty() && line[0] == '2' && level != std::string::npos)
       line = "\x1b[32m" + line.substr(0, level) + "\x1b[0m - \x1b[1mINFO\x1b[0m - " + line.substr(level + 10);
@@ -167,12 +177,8 @@ std::string coloured(const std::string& text) {
     if (n % 7 == 2) line = "\x1b(B" + line;
     if (n % 11 == 3) line += "\x1b[1";
     if (n % 13 == 4) line += "\x1b";
-    out += line;
-    if (end < text.size()) out += '\n';
-    start = end + 1;
-    ++n;
-  }
-  return out;
+    return line;
+  });
 }
 
 
@@ -618,25 +624,18 @@ TEST_CASE("fast path: a coloured log gives what examining every line gives, and 
 // `2026-11-30 09:50:01,000 - INFO - x` becomes `INFO 2026-11-30 09:50:01,000 x`. Every third and
 // fifth INFO line is a DEBUG and a WARNING one instead: a level is part of its line's head.
 std::string level_first(const std::string& text) {
-  std::string out;
-  std::size_t start = 0, n = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
+  std::size_t infos = 0;
+  return rewrite_lines(text, [&](std::string line, std::size_t) {
     const std::size_t level = line.find(" - ", 23);
     const std::size_t level_end = level == 23 ? line.find(" - ", level + 3) : std::string::npos;
     if (line.size() > 23 && line[0] == '2' && level_end != std::string::npos) {
       std::string name = line.substr(level + 3, level_end - level - 3);
-      if (name == "INFO" && ++n % 3 == 0) name = "DEBUG";
-      if (name == "INFO" && n % 5 == 0) name = "WARNING";
+      if (name == "INFO" && ++infos % 3 == 0) name = "DEBUG";
+      if (name == "INFO" && infos % 5 == 0) name = "WARNING";
       line = name + " " + line.substr(0, 23) + " " + line.substr(level_end + 3);
     }
-    out += line;
-    if (end < text.size()) out += '\n';
-    start = end + 1;
-  }
-  return out;
+    return line;
+  });
 }
 
 TEST_CASE("fast path: a level-first logging log gives what examining every line gives, and is taken as runs") {
@@ -692,22 +691,14 @@ TEST_CASE("fast path: month-first stamps give what examining every line gives, a
 // the syslog stamp (no year) in place of the logging one, and a line without a stamp of its
 // own (a traceback's) behind the last one.
 std::string journal(const std::string& text) {
-  static const char* const kMonthDay = "Nov 30 ";
-  std::string out, time = "09:50:00";
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
+  std::string time = "09:50:00";
+  return rewrite_lines(text, [&](std::string line, std::size_t) {
     if (line.size() >= 26 && line.compare(0, 11, "2026-11-30 ") == 0 && line[19] == ',' && line.compare(23, 3, " - ") == 0) {
       time = line.substr(11, 8);
       line = line.substr(26);
     }
-    out += kMonthDay + time + " node012 python3[2301234]: " + line;
-    if (end < text.size()) out += '\n';
-    start = end + 1;
-  }
-  return out;
+    return "Nov 30 " + time + " node012 python3[2301234]: " + line;
+  });
 }
 
 TEST_CASE("fast path: journal (syslog) stamps give what examining every line gives, and are taken as runs") {
@@ -744,28 +735,20 @@ std::string json_escaped(std::string_view text) {
 // other lines (an uncaught traceback goes to stderr as text) stay. Every 500th record also
 // carries an `exc_info` member: a traceback logged with it, escaped in one string.
 std::string json_records(const std::string& text) {
-  std::string out;
-  std::size_t start = 0, records = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
+  std::size_t records = 0;
+  return rewrite_lines(text, [&](std::string line, std::size_t) {
     const std::size_t level_end = line.size() > 26 ? line.find(" - ", 26) : std::string::npos;
-    if (level_end != std::string::npos && line.compare(0, 11, "2026-11-30 ") == 0 && line[19] == ',' &&
-        line.compare(23, 3, " - ") == 0) {
-      const std::string message = json_escaped(std::string_view(line).substr(level_end + 3));
-      line = "{\"time\": \"2026-11-30T" + line.substr(11, 8) + "." + line.substr(20, 3) + "Z\", \"level\": \"" +
-             line.substr(26, level_end - 26) + "\", \"message\": \"" + message + "\"";
-      if (++records % 500 == 0)
-        line += ", \"exc_info\": \"Traceback (most recent call last):\\n  File \\\"/w/json.py\\\", line " +
+    if (level_end == std::string::npos || line.compare(0, 11, "2026-11-30 ") != 0 || line[19] != ',' ||
+        line.compare(23, 3, " - ") != 0)
+      return line;
+    std::string record = "{\"time\": \"2026-11-30T" + line.substr(11, 8) + "." + line.substr(20, 3) +
+                         "Z\", \"level\": \"" + line.substr(26, level_end - 26) + "\", \"message\": \"" +
+                         json_escaped(std::string_view(line).substr(level_end + 3)) + "\"";
+    if (++records % 500 == 0)
+      record += ", \"exc_info\": \"Traceback (most recent call last):\\n  File \\\"/w/json.py\\\", line " +
                 std::to_string(records) + ", in f\\nKeyError: 'json " + std::to_string(records) + "'\"";
-      line += "}";
-    }
-    out += line;
-    if (end < text.size()) out += '\n';
-    start = end + 1;
-  }
-  return out;
+    return record + "}";
+  });
 }
 
 TEST_CASE("fast path: JSON records give what examining every line gives, and are taken as runs") {
@@ -786,22 +769,14 @@ TEST_CASE("fast path: JSON records give what examining every line gives, and are
 // a line without a stamp of its own has the last one's time. `time_first`: the time leads
 // (fluent-bit's `{"date":...,"log":...}`), so every record has the same head before its stamp.
 std::string docker_records(const std::string& text, bool time_first) {
-  std::string out, time = "09:50:00.000";
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(start, end - start);
+  std::string time = "09:50:00.000";
+  return rewrite_lines(text, [&](const std::string& line, std::size_t) {
     if (line.size() >= 23 && line.compare(0, 11, "2026-11-30 ") == 0 && line[19] == ',')
       time = line.substr(11, 8) + "." + line.substr(20, 3);
     const std::string stamp = "\"2026-11-30T" + time + "000000Z\"";
-    out += time_first ? "{\"date\":" + stamp + ",\"log\":\"" : std::string("{\"log\":\"");
-    out += json_escaped(line);
-    out += time_first ? std::string("\\n\"}") : "\\n\",\"stream\":\"stderr\",\"time\":" + stamp + "}";
-    if (end < text.size()) out += '\n';
-    start = end + 1;
-  }
-  return out;
+    return (time_first ? "{\"date\":" + stamp + ",\"log\":\"" : std::string("{\"log\":\"")) + json_escaped(line) +
+           (time_first ? std::string("\\n\"}") : "\\n\",\"stream\":\"stderr\",\"time\":" + stamp + "}");
+  });
 }
 
 TEST_CASE("fast path: docker's JSON records give what examining every line gives, their lines read decoded") {
