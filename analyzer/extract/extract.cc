@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -127,6 +128,11 @@ constexpr std::uint8_t kWatchEscape = 1;
 const std::uint8_t kWatchStructure = static_cast<std::uint8_t>(1U << (watched_texts().size() - 1));
 const std::uint8_t kWatchGpu = static_cast<std::uint8_t>((kWatchStructure - 1) & ~1U);
 
+// Each worker's event list of its last file, emptied: the next file's events grow in its
+// capacity (no reallocation and move of every event at each doubling) and leave as an exactly
+// sized copy, the only memory a file's events keep until the report.
+thread_local std::vector<Event> spare_events;
+
 // The sink of the one line path: runs the per-line extractors over the lines a LineSearcher
 // shows it, and knows nothing of splitting or searching. Copyable, so that a watcher can take a
 // snapshot "as if the file ended now" without disturbing the live state.
@@ -134,7 +140,10 @@ class FileAnalyzer : public LineSink {
  public:
   FileAnalyzer(const SourceFile& file, const RuleMatcher& matcher, const AnalyzeOptions& options,
                DiagnosticSink& diags, ChunkedHits* chunked = nullptr)
-      : file_(file), matcher_(matcher), options_(options), diags_(diags), chunked_(chunked) {}
+      : file_(file), matcher_(matcher), options_(options), diags_(diags), chunked_(chunked) {
+    result_.events = std::move(spare_events);
+    result_.events.clear();
+  }
 
   /// The one-shot read: the whole of `source` through one LineSearcher.
   FileResult run(ByteSource& source) {
@@ -202,9 +211,14 @@ class FileAnalyzer : public LineSink {
       auto it = host_of_rank.find(e.who.rank);
       if (it != host_of_rank.end()) e.who.host = *it->second;
     }
-    // Kept until the report: give back the growth slack (up to half the events' memory on a
-    // 9,000-file job, and its page faults), for the next file to reuse.
-    result_.events.shrink_to_fit();
+    // Kept until the report without the growth slack (up to half the events' memory on a
+    // 9,000-file job, and its page faults); the list itself goes to the worker's next file.
+    std::vector<Event> kept;
+    kept.reserve(result_.events.size());
+    std::move(result_.events.begin(), result_.events.end(), std::back_inserter(kept));
+    result_.events.clear();
+    if (result_.events.capacity() > spare_events.capacity()) spare_events = std::move(result_.events);
+    result_.events = std::move(kept);
     result_.named_ranks = rank_mentions_.ranks();
     result_.facts = facts_.take();
     result_.diagnostics = keep_diagnostics ? diags_.items() : diags_.take();
