@@ -53,8 +53,9 @@ struct DecisionMemo {
     bool valid = false, found = false;
     std::string text;
   };
-  static constexpr std::size_t kWays = 8;  // a rank's file shows a c10 error rule six texts
-                                           // (`[E...]` heads of six messages), in turn
+  // A rank's file shows a c10 error rule six texts in turn (the `[E...]` heads of six
+  // messages), and ranks of 2, 3 and 4 digits make three keys of each: more than 8 ways.
+  static constexpr std::size_t kWays = 32;
   std::uint64_t matcher = 0;
   std::vector<Slot> slots;                  // kWays per rule index
   std::vector<std::uint8_t> next;           // per rule: the slot a miss overwrites
