@@ -10,11 +10,12 @@
 #include <thread>
 
 #include "app/readable_input.h"
-#include "app/rules_lookup.h"
 #include "app/root_context.h"
+#include "app/rules_lookup.h"
 #include "app/script_discovery.h"
 #include "app/script_findings.h"
 #include "base/fork_join.h"
+#include "base/heap_setup.h"
 #include "base/progress.h"
 #include "base/sort_unique.h"
 #include "decide/checks.h"
@@ -90,7 +91,10 @@ std::vector<FileResult> analyze_all(std::vector<SourceFile>& files, const RuleMa
     return files[a].size_bytes > files[b].size_bytes;
   });
   // Each file moves into its result; one left for the second round is taken from there.
+  // A job of hundreds of files keeps more pages of results than finding a worker's heap costs.
+  const bool huge_pages = files.size() >= 256;
   auto analyze = [&](std::size_t i, const AnalyzeOptions& opts) {
+    if (huge_pages) ask_huge_pages_for_thread_heap();  // where its files' results will live
     results[i] = analyze_guarded(results[i].deferred ? results[i].file : files[i], matcher, opts);
     if (results[i].deferred) return;
     if (results[i].file.compression != Compression::None)

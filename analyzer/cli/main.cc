@@ -1,13 +1,12 @@
 // megatriage's entry point: picks the subcommand from the first words and hands it the rest.
 // Each subcommand (cli/*_command.cc) parses its own flags; base/exit_codes.h holds the codes.
 // The one place that stops an exception: whatever escapes a subcommand is a bug, said as such.
-#include <malloc.h>
-
 #include <cstdio>
 #include <exception>
 #include <string_view>
 
 #include "base/exit_codes.h"
+#include "base/heap_setup.h"
 #include "cli/commands.h"
 
 namespace {
@@ -36,10 +35,7 @@ int internal_error(const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A run builds its results once and frees them at the end: keep freed memory for reuse
-  // instead of returning it to the kernel page by page (each return costs page faults later).
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  mallopt(M_TOP_PAD, 16 << 20);
+  megatriage::set_up_heap();
   try {
     return run_subcommand(argc, argv);
   } catch (const std::exception& e) {

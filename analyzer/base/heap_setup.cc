@@ -1,0 +1,112 @@
+#include "base/heap_setup.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+namespace megatriage {
+namespace {
+
+std::atomic<bool> heap_set_up{false};
+
+// A glibc arena reserves tens of MB at most; a bigger anonymous region holding a fresh block is
+// some other allocator's (a sanitizer's, a preloaded one), not asked for.
+constexpr std::uintptr_t kMaxArena = std::uintptr_t{256} << 20;
+
+#if defined(__linux__) && defined(__GLIBC__)
+// One line of /proc/self/maps: [begin, end), the permissions, and whether it names a file or
+// a pseudo-region ("[heap]", "[stack]") or is a plain anonymous mapping.
+struct Mapping {
+  std::uintptr_t begin = 0, end = 0;
+  char perms[5] = {};
+  bool heap = false, anonymous = false;
+};
+
+bool parse_mapping(const char* line, Mapping& m) {
+  unsigned long begin = 0, end = 0;
+  int path_at = -1;
+  if (std::sscanf(line, "%lx-%lx %4s %*s %*s %*s %n", &begin, &end, m.perms, &path_at) < 3 || path_at < 0)
+    return false;
+  m.begin = begin;
+  m.end = end;
+  const char* path = line + path_at;
+  m.heap = std::strncmp(path, "[heap]", 6) == 0;
+  // Newer kernels may name an anonymous mapping (`[anon:...]`); it is still no file's.
+  m.anonymous = *path == '\n' || *path == '\0' || std::strncmp(path, "[anon:", 6) == 0;
+  return true;
+}
+
+// The mapping that holds `address` and the one right after it, from /proc/self/maps.
+bool mapping_of(const void* address, Mapping& found, Mapping& next) {
+  std::FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return false;
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool have = false;
+  char line[4096];
+  while (std::fgets(line, sizeof line, maps) != nullptr) {
+    Mapping m;
+    if (!parse_mapping(line, m)) continue;
+    if (have) {
+      next = m;
+      break;
+    }
+    if (at >= m.begin && at < m.end) {
+      found = m;
+      have = true;
+    }
+  }
+  std::fclose(maps);
+  return have;
+}
+
+void ask_huge_pages(std::uintptr_t begin, std::uintptr_t end) {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  begin &= ~(page - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+#endif
+
+}  // namespace
+
+void set_up_heap() {
+#if defined(__linux__) && defined(__GLIBC__)
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  // The main heap grows by this much at a time: one region, asked for huge pages in one call.
+  mallopt(M_TOP_PAD, 64 << 20);
+  heap_set_up = true;
+#endif
+}
+
+void ask_huge_pages_for_thread_heap() {
+#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+  thread_local bool asked = false;
+  if (asked || !heap_set_up) return;
+  asked = true;
+  void* probe = std::malloc(64);
+  Mapping heap, reserve;
+  if (probe != nullptr && mapping_of(probe, heap, reserve)) {
+    const auto at = reinterpret_cast<std::uintptr_t>(probe);
+    if (heap.heap) {
+      // The main thread's: what lies above what is in use already.
+      ask_huge_pages(at, heap.end);
+    } else if (heap.anonymous && heap.end - heap.begin <= kMaxArena) {
+      // A thread's glibc arena: the part in use and the reserve it grows into (no access yet).
+      ask_huge_pages(heap.begin, heap.end);
+      if (reserve.begin == heap.end && reserve.anonymous && std::strcmp(reserve.perms, "---p") == 0 &&
+          reserve.end - reserve.begin <= kMaxArena)
+        ask_huge_pages(reserve.begin, reserve.end);
+    }
+  }
+  std::free(probe);
+#endif
+}
+
+}  // namespace megatriage
