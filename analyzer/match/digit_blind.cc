@@ -112,9 +112,24 @@ std::size_t repetition_length(std::string_view regex, std::size_t i) {
   return j < regex.size() && regex[j] == '}' ? j + 1 - i : 0;
 }
 
-}  // namespace
+bool is_word_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 
-bool digit_blind(std::string_view regex) {
+// Whether the run of literal digits at regex[begin, end) touches a letter the regex always
+// matches right there: a plain letter just before it (it is followed by the run, so nothing
+// makes it optional), or just after it when no quantifier lets that letter go missing.
+bool run_in_word(std::string_view regex, std::size_t begin, std::size_t end) {
+  if (begin > 0 && is_word_letter(regex[begin - 1]) && (begin < 2 || regex[begin - 2] != '\\')) return true;
+  if (end < regex.size() && is_word_letter(regex[end])) {
+    const char after = end + 1 < regex.size() ? regex[end + 1] : '\0';
+    const bool optional = after == '?' || after == '*' ||
+                          (after == '{' && end + 2 < regex.size() && regex[end + 2] == '0');
+    return !optional;
+  }
+  return false;
+}
+
+// digit_blind(), or number_blind() when `words` is set.
+bool blind(std::string_view regex, bool words) {
   std::size_t i = 0;
   while (i < regex.size()) {
     const char c = regex[i];
@@ -152,10 +167,39 @@ bool digit_blind(std::string_view regex) {
       i = close + 1;
       continue;
     }
-    if (is_digit(c)) return false;
+    if (is_digit(c)) {
+      std::size_t end = i;
+      while (end < regex.size() && is_digit(regex[end])) ++end;
+      if (!words || !run_in_word(regex, i, end)) return false;
+      i = end;
+      continue;
+    }
     ++i;
   }
   return true;
+}
+
+}  // namespace
+
+bool digit_blind(std::string_view regex) { return blind(regex, false); }
+
+bool number_blind(std::string_view regex) { return blind(regex, true); }
+
+void mask_numbers(std::string_view text, std::string& out) {
+  out.assign(text);
+  for (std::size_t i = 0; i < out.size();) {
+    if (!is_digit(out[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < out.size() && is_digit(out[end])) ++end;
+    const bool in_word = (i > 0 && is_word_letter(out[i - 1])) ||
+                         (end < out.size() && is_word_letter(out[end]));
+    if (!in_word)
+      for (std::size_t k = i; k < end; ++k) out[k] = '0';
+    i = end;
+  }
 }
 
 }  // namespace megatriage

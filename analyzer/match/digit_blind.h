@@ -3,6 +3,7 @@
 // ten digits are alike decides each rank's copy the same way, so RuleMatcher decides it once.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace megatriage {
@@ -13,5 +14,17 @@ namespace megatriage {
 /// `\x31`, `{` not starting a repetition). A reader that says false whenever it is unsure
 /// (`\p{...}`, hex and octal escapes, a class it cannot read).
 bool digit_blind(std::string_view regex);
+
+/// Digits inside a word (`c10d`, `H100`, `mat1`, `bf16`): a run of them next to an ASCII letter
+/// or `_`. number_blind(regex) is digit_blind(regex) except that a literal digit is allowed where
+/// it can only match such digits: its run of literal digits touches a letter or `_` that the
+/// regex always matches right there (`c10d`, not `c?10`). Such a regex decides alike two texts
+/// that differ only in the digits outside words (ranks, times, counts): those mask_numbers()
+/// replaces. Every digit_blind regex is number_blind.
+bool number_blind(std::string_view regex);
+
+/// `text` with every digit outside a word replaced by '0' (into `out`): the key of a
+/// number_blind decision.
+void mask_numbers(std::string_view text, std::string& out);
 
 }  // namespace megatriage

@@ -45,9 +45,10 @@ bool is_placeholder_char(char ch) {
 // The last texts each Line rule was tried on by this thread, and whether it matched. Every rank
 // prints the same watchdog lines, often twice; comparing a line costs far less than an RE2
 // match, whose DFA states are cold by the next rank's file. For a rule that cannot tell digits
-// apart (digit_blind) the text is kept with its digits as 0s: the ranks' copies of a line differ
-// in their numbers only. Keyed by the matcher's serial number, so a matcher never sees another
-// one's results.
+// apart (digit_blind) the text is kept with its digits as 0s, for one that tells only the
+// digits of words apart (number_blind: `c10d`) with the numbers' digits as 0s: the ranks' copies
+// of a line differ in their numbers only. Keyed by the matcher's serial number, so a matcher
+// never sees another one's results.
 struct DecisionMemo {
   struct Slot {
     bool valid = false, found = false;
@@ -310,6 +311,7 @@ struct RuleMatcher::Compiled {
   std::vector<LeadingLiterals> lead;  // per rule: leading_literals(), or none under case folding
   std::vector<FirstLiteral> first_lead;  // per rule: finds the first of lead's literals
   std::vector<bool> digit_blind;         // per rule: digit_blind(regex), its memo masks digits
+  std::vector<bool> number_blind;        // per rule: number_blind(regex), its memo masks numbers
 
   struct KindSet {
     std::vector<int> rule_of;       // Set index -> rule index
@@ -364,6 +366,7 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
     c.lead.push_back(exact ? leading_literals(rule.regex) : LeadingLiterals{});
     c.first_lead.emplace_back(c.lead.back().literals);
     c.digit_blind.push_back(digit_blind(rule.regex));
+    c.number_blind.push_back(c.digit_blind.back() || number_blind(rule.regex));
     rules_.push_back(std::move(rule));
     compiled.push_back(std::move(re));
   }
@@ -568,6 +571,10 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
       std::string_view key = text.substr(from);
       if (c.digit_blind[rule] && key.size() <= kMemoTextMax) {
         mask_digits(key, memo.masked);
+        key = memo.masked;
+      } else if (c.number_blind[rule] && key.size() <= kMemoTextMax) {
+        // A rule that names digits in words (`c10d`) tells only the numbers apart.
+        mask_numbers(key, memo.masked);
         key = memo.masked;
       }
       DecisionMemo::Slot* const ways = &memo.slots[rule * DecisionMemo::kWays];
