@@ -91,8 +91,7 @@ std::vector<FileResult> analyze_all(std::vector<SourceFile>& files, const RuleMa
     return files[a].size_bytes > files[b].size_bytes;
   });
   // Each file moves into its result; one left for the second round is taken from there.
-  // A job of hundreds of files keeps more pages of results than finding a worker's heap costs.
-  const bool huge_pages = files.size() >= 256;
+  const bool huge_pages = files.size() >= kFilesForHugePages;
   auto analyze = [&](std::size_t i, const AnalyzeOptions& opts) {
     if (huge_pages) ask_huge_pages_for_thread_heap();  // where its files' results will live
     results[i] = analyze_guarded(results[i].deferred ? results[i].file : files[i], matcher, opts);

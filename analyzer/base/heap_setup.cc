@@ -14,13 +14,13 @@
 namespace megatriage {
 namespace {
 
+#if defined(__linux__) && defined(__GLIBC__)
 std::atomic<bool> heap_set_up{false};
 
 // A glibc arena reserves tens of MB at most; a bigger anonymous region holding a fresh block is
 // some other allocator's (a sanitizer's, a preloaded one), not asked for.
 constexpr std::uintptr_t kMaxArena = std::uintptr_t{256} << 20;
 
-#if defined(__linux__) && defined(__GLIBC__)
 // One line of /proc/self/maps: [begin, end), the permissions, and whether it names a file or
 // a pseudo-region ("[heap]", "[stack]") or is a plain anonymous mapping.
 struct Mapping {

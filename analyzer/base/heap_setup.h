@@ -10,7 +10,13 @@
 // these ask for the heaps it allocates from.
 #pragma once
 
+#include <cstddef>
+
 namespace megatriage {
+
+/// From how many files (listed by one walker thread, or analysed in one run) asking for huge
+/// pages pays: a job of hundreds of files keeps more pages of results than finding a heap costs.
+inline constexpr std::size_t kFilesForHugePages = 256;
 
 /// Call first thing in main(), before any thread starts. Freed memory stays for reuse (giving
 /// it back page by page costs faults later); the main heap grows in large steps; blocks of up to

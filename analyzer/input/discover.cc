@@ -663,7 +663,7 @@ class Walker {
   SourceFile& add_unstatted_file(Local& local, std::string path, std::string display,
                                  const DirectoryHint* dir = nullptr) {
     // A thread listing hundreds of files is walking a big job: its list is worth huge pages.
-    if (local.found.size() == kManyFiles) ask_huge_pages_for_thread_heap();
+    if (local.found.size() == kFilesForHugePages) ask_huge_pages_for_thread_heap();
     SourceFile& f = local.found.emplace_back();
     std::string_view base = display;
     if (std::size_t slash = base.rfind('/'); slash != std::string_view::npos)
@@ -684,7 +684,6 @@ class Walker {
   std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
   std::vector<std::vector<SourceFile>> found_parts_;  // each thread's finds, each sorted
   static constexpr int kOpenDirBudget = 256;
-  static constexpr std::size_t kManyFiles = 256;
   std::atomic<int> open_dirs_{0};  // directories held open by walk_subtree, all threads
 };
 
