@@ -1,6 +1,7 @@
 #include "base/heap_setup.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,14 +12,17 @@
 #include <unistd.h>
 #endif
 
+#if defined(__linux__) && defined(__GLIBC__)
+extern "C" void* __libc_malloc(std::size_t size);  // glibc's own, under every interposer
+#endif
+
 namespace megatriage {
 namespace {
 
 #if defined(__linux__) && defined(__GLIBC__)
 std::atomic<bool> heap_set_up{false};
 
-// A glibc arena reserves tens of MB at most; a bigger anonymous region holding a fresh block is
-// some other allocator's (a sanitizer's, a preloaded one), not asked for.
+// A glibc arena reserves tens of MB at most: a bigger region holding a fresh block is not one.
 constexpr std::uintptr_t kMaxArena = std::uintptr_t{256} << 20;
 
 // One line of /proc/self/maps: [begin, end), the permissions, and whether it names a file or
@@ -85,10 +89,19 @@ void set_up_heap() {
 #endif
 }
 
+bool heap_is_glibcs() {
+#if defined(__linux__) && defined(__GLIBC__)
+  // A sanitizer or a preloaded allocator puts its own malloc first: its regions are not arenas.
+  return reinterpret_cast<void*>(&std::malloc) == reinterpret_cast<void*>(&__libc_malloc);
+#else
+  return false;
+#endif
+}
+
 void ask_huge_pages_for_thread_heap() {
-#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__linux__) && defined(__GLIBC__)
   thread_local bool asked = false;
-  if (asked || !heap_set_up) return;
+  if (asked || !heap_set_up || !heap_is_glibcs()) return;
   asked = true;
   void* probe = std::malloc(64);
   Mapping heap, reserve;

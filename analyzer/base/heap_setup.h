@@ -24,11 +24,14 @@ inline constexpr std::size_t kFilesForHugePages = 256;
 /// from a mapping each, so that huge pages back them too.
 void set_up_heap();
 
+/// Whether malloc is glibc's own (not a sanitizer's, not a preloaded allocator's).
+bool heap_is_glibcs();
+
 /// Asks for huge pages on the heap the calling thread allocates from: the main heap above what
 /// is in use, or a worker thread's own glibc arena (a region reserved at once that grows in
 /// place). Once per thread, for threads about to build many results (a look at
-/// /proc/self/maps); a no-op before set_up_heap(), under a sanitizer or where the heap is not
-/// found. Harmless where huge pages are off.
+/// /proc/self/maps); a no-op before set_up_heap(), unless heap_is_glibcs(), or where the heap
+/// is not found. Harmless where huge pages are off.
 void ask_huge_pages_for_thread_heap();
 
 }  // namespace megatriage

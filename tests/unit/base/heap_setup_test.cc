@@ -1,6 +1,6 @@
 // Unit tests for base/heap_setup.h: after set_up_heap(), a worker thread that asks has its heap
 // marked for huge pages (the `hg` flag /proc/self/smaps shows), and a thread that does not ask
-// keeps the kernel's default.
+// keeps the kernel's default; glibc's malloc is told from a sanitizer's.
 #include "base/heap_setup.h"
 
 #include <doctest/doctest.h>
@@ -50,9 +50,24 @@ std::string flags_of_thread_heap(bool ask) {
 bool huge_pages_in_kernel() { return std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good(); }
 
 TEST_SUITE("heap_setup") {
+  TEST_CASE("heap_setup: glibc's malloc is told from a sanitizer's") {
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    CHECK_FALSE(heap_is_glibcs());
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+    CHECK_FALSE(heap_is_glibcs());
+#endif
+#if defined(__linux__) && defined(__GLIBC__) && !defined(MEGATRIAGE_CHECK_LEAKS)
+    CHECK(heap_is_glibcs());  // builds without sanitizers use glibc's
+#endif
+  }
+
   TEST_CASE("heap_setup: a worker thread that asks gets its heap marked for huge pages") {
-#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-    if (!huge_pages_in_kernel()) return;  // a kernel built without them: nothing to ask for
+#if defined(__linux__) && defined(__GLIBC__)
+    // A kernel built without them: nothing to ask for; a sanitizer's malloc: nothing asked.
+    if (!huge_pages_in_kernel() || !heap_is_glibcs()) return;
     set_up_heap();
     const std::string asked = flags_of_thread_heap(true);
     REQUIRE_FALSE(asked.empty());
@@ -61,8 +76,8 @@ TEST_SUITE("heap_setup") {
   }
 
   TEST_CASE("heap_setup: a thread that does not ask keeps the default") {
-#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-    if (!huge_pages_in_kernel()) return;
+#if defined(__linux__) && defined(__GLIBC__)
+    if (!huge_pages_in_kernel() || !heap_is_glibcs()) return;
     set_up_heap();
     // A new thread may reuse the arena of one that asked before (glibc hands out free arenas);
     // one that is still running keeps its own, so hold one busy while the other looks.
