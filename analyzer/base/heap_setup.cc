@@ -25,18 +25,17 @@ std::atomic<bool> heap_set_up{false};
 // A glibc arena reserves tens of MB at most: a bigger region holding a fresh block is not one.
 constexpr std::uintptr_t kMaxArena = std::uintptr_t{256} << 20;
 
-// One line of /proc/self/maps: [begin, end), the permissions, and whether it names a file or
-// a pseudo-region ("[heap]", "[stack]") or is a plain anonymous mapping.
+// One line of /proc/self/maps: [begin, end), and whether it names a file or a pseudo-region
+// ("[heap]", "[stack]") or is a plain anonymous mapping.
 struct Mapping {
   std::uintptr_t begin = 0, end = 0;
-  char perms[5] = {};
   bool heap = false, anonymous = false;
 };
 
 bool parse_mapping(const char* line, Mapping& m) {
   unsigned long begin = 0, end = 0;
   int path_at = -1;
-  if (std::sscanf(line, "%lx-%lx %4s %*s %*s %*s %n", &begin, &end, m.perms, &path_at) < 3 || path_at < 0)
+  if (std::sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &begin, &end, &path_at) < 2 || path_at < 0)
     return false;
   m.begin = begin;
   m.end = end;
@@ -47,24 +46,17 @@ bool parse_mapping(const char* line, Mapping& m) {
   return true;
 }
 
-// The mapping that holds `address` and the one right after it, from /proc/self/maps.
-bool mapping_of(const void* address, Mapping& found, Mapping& next) {
+// The mapping that holds `address`, from /proc/self/maps.
+bool mapping_of(const void* address, Mapping& found) {
   std::FILE* maps = std::fopen("/proc/self/maps", "re");
   if (maps == nullptr) return false;
   const auto at = reinterpret_cast<std::uintptr_t>(address);
   bool have = false;
   char line[4096];
-  while (std::fgets(line, sizeof line, maps) != nullptr) {
+  while (!have && std::fgets(line, sizeof line, maps) != nullptr) {
     Mapping m;
-    if (!parse_mapping(line, m)) continue;
-    if (have) {
-      next = m;
-      break;
-    }
-    if (at >= m.begin && at < m.end) {
-      found = m;
-      have = true;
-    }
+    have = parse_mapping(line, m) && at >= m.begin && at < m.end;
+    if (have) found = m;
   }
   std::fclose(maps);
   return have;
@@ -104,18 +96,14 @@ void ask_huge_pages_for_thread_heap() {
   if (asked || !heap_set_up || !heap_is_glibcs()) return;
   asked = true;
   void* probe = std::malloc(64);
-  Mapping heap, reserve;
-  if (probe != nullptr && mapping_of(probe, heap, reserve)) {
-    const auto at = reinterpret_cast<std::uintptr_t>(probe);
+  Mapping heap;
+  if (probe != nullptr && mapping_of(probe, heap)) {
     if (heap.heap) {
       // The main thread's: what lies above what is in use already.
-      ask_huge_pages(at, heap.end);
+      ask_huge_pages(reinterpret_cast<std::uintptr_t>(probe), heap.end);
     } else if (heap.anonymous && heap.end - heap.begin <= kMaxArena) {
-      // A thread's glibc arena: the part in use and the reserve it grows into (no access yet).
+      // A thread's glibc arena: with set_up_heap()'s pad it is read-write from the start.
       ask_huge_pages(heap.begin, heap.end);
-      if (reserve.begin == heap.end && reserve.anonymous && std::strcmp(reserve.perms, "---p") == 0 &&
-          reserve.end - reserve.begin <= kMaxArena)
-        ask_huge_pages(reserve.begin, reserve.end);
     }
   }
   std::free(probe);

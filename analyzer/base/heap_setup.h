@@ -28,8 +28,8 @@ void set_up_heap();
 bool heap_is_glibcs();
 
 /// Asks for huge pages on the heap the calling thread allocates from: the main heap above what
-/// is in use, or a worker thread's own glibc arena (a region reserved at once that grows in
-/// place). Once per thread, for threads about to build many results (a look at
+/// is in use, or a worker thread's own glibc arena (a region of the padded size, mapped at
+/// once). Once per thread, for threads about to build many results (a look at
 /// /proc/self/maps); a no-op before set_up_heap(), unless heap_is_glibcs(), or where the heap
 /// is not found. Harmless where huge pages are off.
 void ask_huge_pages_for_thread_heap();

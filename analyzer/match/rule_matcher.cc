@@ -366,7 +366,7 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
     c.lead.push_back(exact ? leading_literals(rule.regex) : LeadingLiterals{});
     c.first_lead.emplace_back(c.lead.back().literals);
     c.digit_blind.push_back(digit_blind(rule.regex));
-    c.number_blind.push_back(c.digit_blind.back() || number_blind(rule.regex));
+    c.number_blind.push_back(number_blind(rule.regex));
     rules_.push_back(std::move(rule));
     compiled.push_back(std::move(re));
   }
