@@ -14,10 +14,10 @@
 #include <initializer_list>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string_view>
 #include <system_error>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 
 #include "base/fork_join.h"
@@ -150,7 +150,17 @@ bool is_stdout_name(std::string_view file_name) {
 struct DevIno {
   dev_t dev;
   ino_t ino;
-  bool operator<(const DevIno& o) const { return dev != o.dev ? dev < o.dev : ino < o.ino; }
+  bool operator==(const DevIno& o) const { return dev == o.dev && ino == o.ino; }
+};
+
+// A hash set, not a tree: every directory of a walk is looked up once, under the walk's lock
+// (tree d: 5,600 of them).
+struct DevInoHash {
+  std::size_t operator()(const DevIno& d) const {
+    std::uint64_t h = (static_cast<std::uint64_t>(d.ino) ^ (static_cast<std::uint64_t>(d.dev) << 32)) *
+                      0x9E3779B97F4A7C15ULL;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
 };
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -680,7 +690,7 @@ class Walker {
   fs::path root_;                 // canonical form of the directory argument being walked
   std::vector<std::string> missing_;  // arguments that do not exist (written by the caller only)
   std::mutex mutex_;              // guards everything below during a pass
-  std::set<DevIno> walked_dirs_;
+  std::unordered_set<DevIno, DevInoHash> walked_dirs_;
   std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
   std::vector<std::vector<SourceFile>> found_parts_;  // each thread's finds, each sorted
   static constexpr int kOpenDirBudget = 256;

@@ -7,6 +7,8 @@
 #include <immintrin.h>
 #endif
 
+#include "base/simd_level.h"
+
 namespace megatriage {
 
 FirstLiteral::FirstLiteral(std::vector<std::string> literals) : literals_(std::move(literals)) {
@@ -63,8 +65,7 @@ std::size_t FirstLiteral::find(std::string_view text) const {
     return first;
   }
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2 && text.size() >= 33) return find_avx2(text);
+  if (simd_level() >= SimdLevel::Avx2 && text.size() >= 33) return find_avx2(text);
 #endif
   for (std::size_t i = 0; i + 1 < text.size(); ++i)
     for (const std::string& p : pairs_)

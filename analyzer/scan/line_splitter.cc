@@ -7,6 +7,7 @@
 #include <immintrin.h>
 #endif
 
+#include "base/simd_level.h"
 #include "base/text_util.h"
 
 namespace megatriage {
@@ -50,12 +51,33 @@ __attribute__((target("avx2,popcnt"))) bool count_short_lines_avx2(
   count += found + tail;
   return true;
 }
+
+// The same with one 64-byte compare into a mask a step (AVX-512BW).
+__attribute__((target("avx512f,avx512bw,popcnt"))) bool count_short_lines_avx512(const char* p, std::size_t n,
+                                                                                 std::size_t max_line,
+                                                                                 std::uint64_t& count) {
+  const __m512i newline = _mm512_set1_epi8('\n');
+  std::uint64_t found = 0;
+  std::size_t line_start = 0, i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const std::uint64_t mask = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p + i), newline);
+    if (mask == 0) continue;
+    found += static_cast<std::uint64_t>(__builtin_popcountll(mask));
+    if (i + static_cast<std::size_t>(__builtin_ctzll(mask)) - line_start > max_line) return false;
+    line_start = i + 63 - static_cast<std::size_t>(__builtin_clzll(mask)) + 1;
+  }
+  std::uint64_t tail = 0;
+  if (!count_short_lines_scalar(p + line_start, n - line_start, max_line, tail)) return false;
+  count += found + tail;
+  return true;
+}
 #endif
 
 bool count_short_lines(const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-  if (avx2 && max_line >= 64) return count_short_lines_avx2(p, n, max_line, count);
+  if (simd_level() >= SimdLevel::Avx512 && max_line >= 64)
+    return count_short_lines_avx512(p, n, max_line, count);
+  if (simd_level() >= SimdLevel::Avx2 && max_line >= 64) return count_short_lines_avx2(p, n, max_line, count);
 #endif
   return count_short_lines_scalar(p, n, max_line, count);
 }
@@ -86,12 +108,24 @@ __attribute__((target("avx2"))) std::size_t first_nul_or_cr_avx2(const char* p, 
   }
   return i + first_nul_or_cr_scalar(p + i, n - i);
 }
+
+__attribute__((target("avx512f,avx512bw"))) std::size_t first_nul_or_cr_avx512(const char* p, std::size_t n) {
+  const __m512i cr = _mm512_set1_epi8('\r');
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i v = _mm512_loadu_si512(p + i);
+    // A NUL is a zero byte: testn sets its bit.
+    const std::uint64_t mask = _mm512_testn_epi8_mask(v, v) | _mm512_cmpeq_epi8_mask(v, cr);
+    if (mask != 0) return i + static_cast<std::size_t>(__builtin_ctzll(mask));
+  }
+  return i + first_nul_or_cr_scalar(p + i, n - i);
+}
 #endif
 
 std::size_t first_nul_or_cr(const char* p, std::size_t n) {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return first_nul_or_cr_avx2(p, n);
+  if (simd_level() >= SimdLevel::Avx512) return first_nul_or_cr_avx512(p, n);
+  if (simd_level() >= SimdLevel::Avx2) return first_nul_or_cr_avx2(p, n);
 #endif
   return first_nul_or_cr_scalar(p, n);
 }
@@ -123,8 +157,7 @@ class LineCompaction {
   template <bool kEscapes, bool kCrlf>
   void strip_to(const char* until) {
 #if defined(__x86_64__)
-    static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (!kEscapes && avx2) {
+    if (!kEscapes && simd_level() >= SimdLevel::Avx2) {
       strip_crlf_avx2(until);
       return;
     }
@@ -799,14 +832,33 @@ __attribute__((target("avx2"))) std::size_t plain_ascii_prefix_avx2(const unsign
   }
   return i;  // the caller checks from here on (the step that failed, and the tail)
 }
+
+__attribute__((target("avx512f,avx512bw"))) std::size_t plain_ascii_prefix_avx512(const unsigned char* p,
+                                                                                  std::size_t n) {
+  const __m512i space = _mm512_set1_epi8(0x20), del = _mm512_set1_epi8(0x7f), tab = _mm512_set1_epi8('\t'),
+                lf = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i v = _mm512_loadu_si512(p + i);
+    // Unsigned: bytes >= 0x80 are above DEL, controls below the space.
+    const std::uint64_t odd = _mm512_cmplt_epu8_mask(v, space) | _mm512_cmpge_epu8_mask(v, del);
+    const std::uint64_t fine = _mm512_cmpeq_epi8_mask(v, tab) | _mm512_cmpeq_epi8_mask(v, lf) |
+                               _mm512_cmpeq_epi8_mask(v, cr);
+    if ((odd & ~fine) != 0) break;
+  }
+  return i;  // as plain_ascii_prefix_avx2
+}
 #endif
 
 // Printable ASCII, tab, LF and CR only.
 bool is_plain_ascii_text(const unsigned char* p, std::size_t n) {
   std::size_t i = 0;
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) i = plain_ascii_prefix_avx2(p, n);
+  if (simd_level() >= SimdLevel::Avx512) {
+    i = plain_ascii_prefix_avx512(p, n);
+  } else if (simd_level() >= SimdLevel::Avx2) {
+    i = plain_ascii_prefix_avx2(p, n);
+  }
   const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f), tab = _mm_set1_epi8('\t'),
                 lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
   for (; i + 16 <= n; i += 16) {

@@ -1,6 +1,7 @@
 #include "scan/trigger_scan.h"
 
 #include "base/run_cache.h"
+#include "base/simd_level.h"
 
 #if MEGATRIAGE_HAVE_VECTORSCAN
 #include <hs/hs.h>
@@ -135,6 +136,27 @@ __attribute__((target("avx2"))) void find_times_avx2(std::string_view text, cons
   find_times_sse2(text, i, one, hits, byte_hits);
 }
 
+// The same, 64 bytes a step compared straight into masks (AVX-512BW).
+__attribute__((target("avx512f,avx512bw"))) void find_times_avx512(
+    std::string_view text, const ByteLiteral& one, std::vector<TriggerScanner::Hit>& hits,
+    std::vector<TriggerScanner::Hit>& byte_hits) {
+  const __m512i colon = _mm512_set1_epi8(':');
+  const __m512i byte = _mm512_set1_epi8(static_cast<char>(one.byte));  // used only with_byte
+  const bool with_byte = one.byte >= 0;
+  std::size_t i = 0;
+  for (; i + 3 + 64 <= text.size(); i += 64) {
+    const __m512i a = _mm512_loadu_si512(text.data() + i);
+    const __m512i b = _mm512_loadu_si512(text.data() + i + 3);
+    const std::uint64_t times = _mm512_mask_cmpeq_epi8_mask(_mm512_cmpeq_epi8_mask(a, colon), b, colon);
+    const std::uint64_t bytes = with_byte ? _mm512_cmpeq_epi8_mask(a, byte) : 0;
+    if ((times | bytes) == 0) continue;
+    for (std::uint64_t mask = times; mask != 0; mask &= mask - 1)
+      check_time_at(text, i + static_cast<std::size_t>(__builtin_ctzll(mask)), hits);
+    if (bytes != 0) add_byte_hits(bytes, i, one, byte_hits);
+  }
+  find_times_sse2(text, i, one, hits, byte_hits);
+}
+
 #endif
 
 // Appends the stamps of `text` to `hits` and the occurrences of `one`'s byte to `byte_hits`,
@@ -142,8 +164,8 @@ __attribute__((target("avx2"))) void find_times_avx2(std::string_view text, cons
 void find_times(std::string_view text, const ByteLiteral& one, std::vector<TriggerScanner::Hit>& hits,
                 std::vector<TriggerScanner::Hit>& byte_hits) {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return find_times_avx2(text, one, hits, byte_hits);
+  if (simd_level() >= SimdLevel::Avx512) return find_times_avx512(text, one, hits, byte_hits);
+  if (simd_level() >= SimdLevel::Avx2) return find_times_avx2(text, one, hits, byte_hits);
   return find_times_sse2(text, 0, one, hits, byte_hits);
 #else
   find_times_scalar(text, 0, one, hits, byte_hits);
