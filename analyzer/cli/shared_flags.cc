@@ -85,56 +85,69 @@ void add_output_flag(CLI::App& app, std::string& path) {
   app.add_option("-o,--output", path, "Write the report to FILE instead of stdout");
 }
 
-namespace {
+namespace {}  // namespace
 
-// Writes `bytes` over the file's old ones and then cuts it to their size, where opening it
+// A file is written over its old bytes and then cut to the new ones' size, where opening it
 // with O_TRUNC would empty it first: the result is the same, but ext4 (auto_da_alloc) forces a
 // file that was truncated to zero and written again to disk when it is closed, which made
 // writing a 2.6 MB report over the last one take 2-15 ms instead of ~0.5 (a CI loop, `watch`,
 // the same -o file run after run). Not a regular file (a FIFO, /dev/stdout): written as it is.
-// False with `error` (an errno) when a byte could not be written; the file then holds what was.
-bool replace_file_bytes(std::string_view bytes, const std::string& path, int& error) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666));
-  if (fd.get() < 0) {
-    error = errno;
-    return false;
-  }
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd.get(), bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      error = n < 0 ? errno : EIO;
-      break;
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
-      ::ftruncate(fd.get(), static_cast<off_t>(written)) != 0 && error == 0)
-    error = errno;
-  if (::close(fd.release()) != 0 && error == 0) error = errno;
-  return error == 0;
+ReportOutput::ReportOutput(const std::string& path, std::string_view program)
+    : path_(path), program_(program) {
+  if (path_.empty()) return;
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (fd_ < 0) error_ = errno;
 }
 
-}  // namespace
+ReportOutput::~ReportOutput() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
-bool write_report(std::string_view rendered, const std::string& path, std::string_view program) {
-  if (path.empty()) {
-    std::fwrite(rendered.data(), 1, rendered.size(), stdout);
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      std::cerr << program << ": cannot write the report to standard output: " << std::strerror(errno)
-                << " (redirect it with -o FILE)\n";
+bool ReportOutput::write(std::string_view piece) {
+  if (error_ != 0) return false;
+  if (path_.empty()) {
+    if (std::fwrite(piece.data(), 1, piece.size(), stdout) != piece.size()) error_ = errno != 0 ? errno : EIO;
+    return error_ == 0;
+  }
+  while (!piece.empty()) {
+    const ssize_t n = ::write(fd_, piece.data(), piece.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error_ = n < 0 ? errno : EIO;
       return false;
     }
-    return true;
-  }
-  int error = 0;
-  if (!replace_file_bytes(rendered, path, error)) {
-    std::cerr << program << ": cannot write " << path << ": " << std::strerror(error) << "\n";
-    return false;
+    written_ += static_cast<std::uint64_t>(n);
+    piece.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
+}
+
+bool ReportOutput::finish() {
+  if (path_.empty()) {
+    if ((std::fflush(stdout) != 0 || std::ferror(stdout)) && error_ == 0) error_ = errno != 0 ? errno : EIO;
+    if (error_ != 0)
+      std::cerr << program_ << ": cannot write the report to standard output: " << std::strerror(error_)
+                << " (redirect it with -o FILE)\n";
+    return error_ == 0;
+  }
+  if (fd_ >= 0) {
+    // The file then holds what was written, also after an error.
+    struct stat st;
+    if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) &&
+        ::ftruncate(fd_, static_cast<off_t>(written_)) != 0 && error_ == 0)
+      error_ = errno;
+    if (::close(fd_) != 0 && error_ == 0) error_ = errno;
+    fd_ = -1;
+  }
+  if (error_ != 0)
+    std::cerr << program_ << ": cannot write " << path_ << ": " << std::strerror(error_) << "\n";
+  return error_ == 0;
+}
+
+bool write_report(std::string_view rendered, const std::string& path, std::string_view program) {
+  ReportOutput out(path, program);
+  out.write(rendered);
+  return out.finish();
 }
 
 void add_jobs_flag(CLI::App& app, unsigned& jobs) {

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace CLI {
@@ -65,6 +67,29 @@ TextStyle text_style(const ReportFlags& flags, bool color, int fd);
 
 /// `-o, --output FILE`.
 void add_output_flag(CLI::App& app, std::string& path);
+/// Where a report goes, `path` or stdout (empty), written in one piece or several
+/// (render_json_streamed). An error stops the writing; finish() tells stderr about it, the
+/// message starting with `program` ("megatriage", "megatriage merge").
+class ReportOutput {
+ public:
+  ReportOutput(const std::string& path, std::string_view program);
+  ~ReportOutput();
+  ReportOutput(const ReportOutput&) = delete;
+  ReportOutput& operator=(const ReportOutput&) = delete;
+  /// Appends `piece`; false once anything could not be written (or opened).
+  bool write(std::string_view piece);
+  /// Flushes stdout, or cuts the file to what was written and closes it; false after telling
+  /// stderr why when a byte could not be written.
+  bool finish();
+
+ private:
+  std::string path_;
+  std::string_view program_;
+  int fd_ = -1;
+  int error_ = 0;
+  std::uint64_t written_ = 0;
+};
+
 /// Writes a rendered report to `path` (empty: stdout). False after telling stderr why, each
 /// message starting with `program` ("megatriage", "megatriage merge").
 bool write_report(std::string_view rendered, const std::string& path, std::string_view program);

@@ -142,6 +142,8 @@ int triage_command(int argc, char** argv) {
 
   auto render_start = std::chrono::steady_clock::now();
   std::string rendered;
+  ReportOutput out(output, "megatriage");
+  bool written = false;  // the report went to `out` while it was rendered
   const TextStyle style = text_style(report_flags, wants_color(color, output.empty() && isatty(STDOUT_FILENO)),
                                      output.empty() ? STDOUT_FILENO : -1);
   bool any_failure = outcome.report.root_cause.has_value();
@@ -163,7 +165,9 @@ int triage_command(int argc, char** argv) {
       rendered = render_text_jobs(reports, style);
     }
   } else if (format == "json") {
-    rendered = render_json(outcome.report);
+    // Written as it is made: a big job's JSON lists every file (megabytes).
+    render_json_streamed(outcome.report, [&](std::string_view piece) { return out.write(piece); });
+    written = true;
   } else if (format == "markdown") {
     rendered = render_markdown(outcome.report);
   } else if (format == "github") {
@@ -180,7 +184,8 @@ int triage_command(int argc, char** argv) {
                  "report %.3f s, render %.3f s\n",
                  outcome.walk_s, outcome.compile_s, outcome.analyze_s, outcome.report_s, render_s);
   }
-  if (!write_report(rendered, output, "megatriage")) return kExitUsage;
+  if (!written) out.write(rendered);
+  if (!out.finish()) return kExitUsage;
   return exit_without_freeing(any_failure ? kExitFailure : kExitNoFailure);
 }
 

@@ -1,6 +1,7 @@
 // Render stage: Report -> bytes. Renderers format only; they make no decisions.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,10 @@ namespace megatriage {
 
 /// The versioned JSON report (schema in README.md). Always valid UTF-8.
 std::string render_json(const Report& report);
+/// The same text handed to `write` in pieces of about 256 KiB as it is made, in order: a big
+/// job's report (megabytes of `files`) is never held whole. False once `write` is (the pieces
+/// after a failed one are not offered).
+bool render_json_streamed(const Report& report, const std::function<bool(std::string_view)>& write);
 
 /// `--all-jobs`: one report per job, newest first, in one versioned envelope:
 /// `{"schema_version": N, "jobs": [report, ...]}`, each report as render_json writes it.

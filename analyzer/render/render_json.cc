@@ -1,9 +1,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
-#include <nlohmann/json.hpp>
 
 #include "base/text_util.h"
 #include "base/version.h"
@@ -86,13 +87,31 @@ json frames_json(const std::vector<Frame>& frames) {
 // building them as a DOM cost more than analysing the files' tails. They are written straight
 // into the text, in exactly the layout dump(2) gives everything else (a test compares both).
 
+// Takes the text written so far, for render_json_streamed; false when it could not be written
+// (the rest is then made but kept).
+using Drain = std::function<bool(std::string_view)>;
+
+// The text is handed to the drain once this much has gathered: a big job's report (9,000+ files)
+// is megabytes that need not all be in memory at once, nor in fresh pages.
+constexpr std::size_t kDrainBytes = 256 << 10;
+
+// `drain` (when there is one) takes `text` if it holds kDrainBytes or more, which is then empty
+// again; a failed drain is not asked again.
+void drain_if_full(std::string& text, const Drain*& drain) {
+  if (drain == nullptr || text.size() < kDrainBytes) return;
+  if (!(*drain)(text)) drain = nullptr;
+  text.clear();
+}
+
 // Writes at the end of a string through a pointer, growing the string (zero-filled) 64 KiB or
 // more at a time; the destructor trims what was not written. A piece is then a compare and a
 // memcpy instead of a std::string append, with its call and bookkeeping (the appends were
-// most of the time of writing a 9,000-file job's files array).
+// most of the time of writing a 9,000-file job's files array). With a drain, the text is
+// handed over whenever kDrainBytes have gathered, and the string reused from its start.
 class Cursor {
  public:
-  explicit Cursor(std::string& out) : out_(out), p_(out.data() + out.size()), end_(p_) {}
+  explicit Cursor(std::string& out, const Drain*& drain)
+      : out_(out), drain_(drain), p_(out.data() + out.size()), end_(p_) {}
   ~Cursor() { out_.resize(static_cast<std::size_t>(p_ - out_.data())); }
   Cursor(const Cursor&) = delete;
   Cursor& operator=(const Cursor&) = delete;
@@ -121,12 +140,18 @@ class Cursor {
     if (static_cast<std::size_t>(end_ - p_) < n) grow(n);
   }
   void grow(std::size_t n) {
-    const std::size_t at = static_cast<std::size_t>(p_ - out_.data());
+    std::size_t at = static_cast<std::size_t>(p_ - out_.data());
+    if (drain_ != nullptr && at >= kDrainBytes) {
+      out_.resize(at);
+      drain_if_full(out_, drain_);
+      at = out_.size();
+    }
     out_.resize(at + std::max(n, kGrowBytes));
     p_ = out_.data() + at;
     end_ = out_.data() + out_.size();
   }
   std::string& out_;
+  const Drain*& drain_;
   char* p_;
   char* end_;
 };
@@ -179,8 +204,9 @@ Cursor& nullable(Cursor& out, std::string_view s) {
 // by 4, its fields by 6. `write` puts an element's fields after `"<first_key>": `; each piece
 // of layout is one literal, which the compiler copies inline.
 template <class T, class Write>
-void append_objects(std::string& text, const std::vector<T>& items, std::string_view first_key, Write write) {
-  Cursor out(text);
+void append_objects(std::string& text, const Drain*& drain, const std::vector<T>& items,
+                    std::string_view first_key, Write write) {
+  Cursor out(text, drain);
   for (std::size_t i = 0; i < items.size(); ++i) {
     out.put(i == 0 ? std::string_view("[\n    {\n      \"") : std::string_view(",\n    {\n      \""))
         .put(first_key)
@@ -191,8 +217,8 @@ void append_objects(std::string& text, const std::vector<T>& items, std::string_
   out.put(items.empty() ? "[]" : "\n  ]");
 }
 
-void append_files(std::string& text, const std::vector<FileSummary>& files) {
-  append_objects(text, files, "path", [](Cursor& out, const FileSummary& f) {
+void append_files(std::string& text, const Drain*& drain, const std::vector<FileSummary>& files) {
+  append_objects(text, drain, files, "path", [](Cursor& out, const FileSummary& f) {
     append_string(out, f.path);
     append_string(out.put(",\n      \"compression\": "), f.compression);
     out.put(",\n      \"size_bytes\": ").number(f.size_bytes);
@@ -222,8 +248,8 @@ void append_list(Cursor& out, const std::vector<T>& items, Put put) {
 
 // Written directly for the same reason as `files`: a symptom group of a big job lists thousands
 // of ranks, which as library values (one each) cost more than every other member together.
-void append_symptoms(std::string& text, const std::vector<SymptomGroup>& symptoms) {
-  append_objects(text, symptoms, "rule", [](Cursor& out, const SymptomGroup& g) {
+void append_symptoms(std::string& text, const Drain*& drain, const std::vector<SymptomGroup>& symptoms) {
+  append_objects(text, drain, symptoms, "rule", [](Cursor& out, const SymptomGroup& g) {
     append_string(out, g.rule, false);
     append_string(out.put(",\n      \"title\": "), g.title, false);
     append_string(out.put(",\n      \"category\": "), category_name(g.category));
@@ -246,8 +272,8 @@ void append_symptoms(std::string& text, const std::vector<SymptomGroup>& symptom
   });
 }
 
-void append_diagnostics(std::string& text, const std::vector<Diagnostic>& diagnostics) {
-  append_objects(text, diagnostics, "severity", [](Cursor& out, const Diagnostic& d) {
+void append_diagnostics(std::string& text, const Drain*& drain, const std::vector<Diagnostic>& diagnostics) {
+  append_objects(text, drain, diagnostics, "severity", [](Cursor& out, const Diagnostic& d) {
     append_string(out, severity_name(d.severity));
     append_string(out.put(",\n      \"code\": "), d.code);
     append_string(out.put(",\n      \"message\": "), d.message);
@@ -260,7 +286,11 @@ void append_diagnostics(std::string& text, const std::vector<Diagnostic>& diagno
 
 }  // namespace
 
-std::string render_json(const Report& report) {
+namespace {
+
+// The report's text: all of it left in `out`, or with a drain, handed over in pieces (what is
+// left at the end is in `out`).
+void render_json_into(const Report& report, std::string& out, const Drain* drain) {
   json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["verdict"] = verdict_name(report.verdict);
@@ -338,9 +368,10 @@ std::string render_json(const Report& report) {
   // The top-level object by hand, each member dumped by the library (replace, never throw, on
   // anything that slipped through unrepaired) and indented one level, except the arrays
   // written directly. Raw newlines in a dump only ever separate lines: strings escape theirs.
-  std::string out = "{";
+  out = "{";
   // The size, estimated from above from the long lists (files, diagnostics, each symptom's
-  // ranks and hosts), so the text is written into one allocation.
+  // ranks and hosts), so the text is written into one allocation (with a drain, pieces of
+  // kDrainBytes and a little more).
   std::size_t size_hint = 64 << 10;
   for (const auto& f : report.files) size_hint += 260 + f.path.size();
   for (const auto& d : report.diagnostics) size_hint += 200 + d.message.size() + d.path.size() + d.hint.size();
@@ -348,19 +379,20 @@ std::string render_json(const Report& report) {
     size_hint += 2048 + 16 * g.ranks.size();
     for (const auto& h : g.hosts) size_hint += 16 + h.size();
   }
-  out.reserve(size_hint);
+  out.reserve(drain != nullptr ? std::min(size_hint, 2 * kDrainBytes) : size_hint);
   bool first = true;
   for (const auto& [key, value] : doc.items()) {
+    drain_if_full(out, drain);
     out += first ? "\n  " : ",\n  ";
     first = false;
     append_string(out, key);
     out += ": ";
     if (key == "files") {
-      append_files(out, report.files);
+      append_files(out, drain, report.files);
     } else if (key == "symptoms") {
-      append_symptoms(out, report.symptoms);
+      append_symptoms(out, drain, report.symptoms);
     } else if (key == "diagnostics") {
-      append_diagnostics(out, report.diagnostics);
+      append_diagnostics(out, drain, report.diagnostics);
     } else {
       const std::string text = value.dump(2, ' ', false, json::error_handler_t::replace);
       for (std::size_t at = 0; at < text.size();) {
@@ -373,7 +405,22 @@ std::string render_json(const Report& report) {
     }
   }
   out += "\n}\n";
+}
+
+}  // namespace
+
+std::string render_json(const Report& report) {
+  std::string out;
+  render_json_into(report, out, nullptr);
   return out;
+}
+
+bool render_json_streamed(const Report& report, const std::function<bool(std::string_view)>& write) {
+  bool ok = true;
+  const Drain drain = [&](std::string_view piece) { return ok = ok && write(piece); };
+  std::string rest;
+  render_json_into(report, rest, &drain);
+  return drain(rest);
 }
 
 std::string render_json_jobs(const std::vector<const Report*>& reports) {

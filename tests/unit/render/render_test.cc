@@ -110,6 +110,30 @@ TEST_CASE("render: a files array of many kilobytes is written whole, in the libr
   CHECK(doc["files"][2998]["size_bytes"] == 2998u * 1000003u);
 }
 
+TEST_CASE("render: streamed JSON is the same text in pieces of 256 KiB or more; a failed write ends them") {
+  Report r = sample_report();
+  for (int i = 0; i < 6000; ++i)
+    r.files.push_back(FileSummary{"logs/torchrun/node" + std::to_string(i / 8) + "/attempt_0/" +
+                                      std::to_string(i % 8) +
+                                      (i % 9 == 0 ? "/std\"err\".log" : "/stderr.log"),
+                                  "none", 7087, 7087, 54, 9, i, i % 8, -1, false});
+  const std::string whole = render_json(r);
+  std::vector<std::string> pieces;
+  CHECK(render_json_streamed(r, [&](std::string_view piece) {
+    pieces.emplace_back(piece);
+    return true;
+  }));
+  std::string joined;
+  for (const std::string& p : pieces) joined += p;
+  CHECK(joined == whole);
+  REQUIRE(pieces.size() >= 4);  // ~1.9 MB
+  for (std::size_t k = 0; k + 1 < pieces.size(); ++k) CHECK(pieces[k].size() >= (256u << 10));
+
+  int offered = 0;
+  CHECK_FALSE(render_json_streamed(r, [&](std::string_view) { return ++offered < 2; }));
+  CHECK(offered == 2);
+}
+
 TEST_CASE("render: the symptom groups, written directly, have the library's exact layout and values") {
   // Their rank lists hold thousands of numbers on a big job; hosts, titles and rule ids go in
   // unrepaired (the library's replacement decides), examples and file names repaired.
