@@ -51,6 +51,23 @@ TEST_CASE("run_cache: keys name the kind and differ with the kind and the conten
   CHECK(cache.key("a", "bc").substr(2) != cache.key("ab", "c").substr(3));
 }
 
+TEST_CASE("run_cache: a change of any one byte, or of the length, changes both halves of a key") {
+  CacheDir dir("bytes");
+  RunCache cache(dir.path.string());
+  std::string text;
+  for (int i = 0; i < 1003; ++i) text += static_cast<char>('a' + i % 26);  // not a whole number of words
+  const std::string k = cache.key("x", text);
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    std::string changed = text;
+    changed[at] = static_cast<char>(changed[at] ^ 1);
+    const std::string c = cache.key("x", changed);
+    CHECK(c.substr(2, 16) != k.substr(2, 16));
+    CHECK(c.substr(18) != k.substr(18));
+  }
+  CHECK(cache.key("x", text + std::string(1, '\0')) != k);
+  CHECK(cache.key("x", text.substr(0, 1000)) != cache.key("x", text.substr(0, 1000) + std::string(3, '\0')));
+}
+
 TEST_CASE("run_cache: put then get returns the bytes; a missing entry is a miss") {
   CacheDir dir("roundtrip");
   RunCache cache(dir.path.string());
