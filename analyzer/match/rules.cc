@@ -506,6 +506,8 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
     }
   }
   for (const char* key : kRequiredRuleKeys) {
+    // A text that passed before was read without its samples (parse_rules_text).
+    if (ctx.checked_before && std::string_view(key) == "samples") continue;
     if (!j.contains(key)) {
       ctx.report("rules.missing-key", std::string("missing key \"") + key + "\"");
       ok = false;
@@ -561,7 +563,7 @@ bool parse_rule(const json& j, Rule& rule, RuleContext& ctx) {
   if (j.contains("checks")) ok = get_string_list(j.at("checks"), "checks", rule.checks, ctx) && ok;
   if (j.contains("tags")) ok = parse_tags(j.at("tags"), rule, ctx) && ok;
   if (j.contains("field_types")) ok = parse_field_types(j.at("field_types"), rule, ctx) && ok;
-  ok = parse_samples(j.at("samples"), rule, ctx) && ok;
+  if (!ctx.checked_before) ok = parse_samples(j.at("samples"), rule, ctx) && ok;
   if (rule.regex.empty()) {
     ctx.report("rules.bad-value", "\"regex\" must not be empty");
     ok = false;
@@ -1124,8 +1126,15 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
                                    DiagnosticSink& diags, bool checked_before, KnowledgeTables* tables) {
   std::vector<Rule> out;
   json doc;
+  // A text that passed every check before (RunCache) has its rules' samples run already: they
+  // are half its bytes, and the parser drops them unbuilt (only `rules check` and a first load
+  // need them). Keys at depth 3 are a rule's ({"rules": [{...}]}).
+  const json::parser_callback_t drop_samples = [](int depth, json::parse_event_t event, json& parsed) {
+    return !(event == json::parse_event_t::key && depth == 3 && parsed == "samples");
+  };
   try {
-    doc = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    doc = json::parse(text, checked_before ? drop_samples : nullptr, /*allow_exceptions=*/true,
+                      /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {
     // nlohmann's `byte` is 1-based: the position of the character it stopped at.
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;

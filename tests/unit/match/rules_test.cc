@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -588,6 +589,34 @@ TEST_CASE("rules: default_rules_dir honours MEGATRIAGE_RULES_DIR") {
     ::unsetenv("MEGATRIAGE_RULES_DIR");
   }
   CHECK(!default_rules_dir().empty());
+}
+
+TEST_CASE("rules: a text checked before is read without its samples, every other part the same") {
+  const std::string dir = default_rules_dir();
+  for (const char* name : {"nccl.json", "cuda.json", "python.json"}) {
+    CAPTURE(name);
+    std::ifstream in(dir + "/" + name);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    DiagnosticSink full_diags, quick_diags;
+    const std::vector<Rule> full = parse_rules_text(text, name, full_diags, false);
+    const std::vector<Rule> quick = parse_rules_text(text, name, quick_diags, true);
+    CHECK(full_diags.items().empty());
+    CHECK(quick_diags.items().empty());
+    REQUIRE(quick.size() == full.size());
+    REQUIRE(!full.empty());
+    for (std::size_t k = 0; k < full.size(); ++k) {
+      CAPTURE(full[k].id);
+      CHECK(!full[k].match_samples.empty());
+      CHECK(quick[k].match_samples.empty());
+      CHECK(quick[k].no_match_samples.empty());
+      CHECK(quick[k].id == full[k].id);
+      CHECK(quick[k].regex == full[k].regex);
+      CHECK(quick[k].needles == full[k].needles);
+      CHECK(quick[k].checks == full[k].checks);
+      CHECK(quick[k].explain == full[k].explain);
+      CHECK(quick[k].priority == full[k].priority);
+    }
+  }
 }
 
 TEST_CASE("rules: the repository's rules/ load cleanly and pass their samples") {
