@@ -28,6 +28,27 @@ bool count_short_lines_scalar(const char* p, std::size_t n, std::size_t max_line
 }
 
 #if defined(__x86_64__)
+// The '\n' of the 64-byte block at `i` (one bit per byte in `mask`, not 0) counted into `found`;
+// false if the line that ends first in it is longer than `max_line` (lines inside one block are
+// under 64 bytes; only the one that crosses into it can be long). Inlined into each width's loop.
+[[gnu::always_inline]] inline bool take_newlines(std::uint64_t mask, std::size_t i, std::size_t max_line,
+                                                 std::uint64_t& found, std::size_t& line_start) {
+  found += static_cast<std::uint64_t>(__builtin_popcountll(mask));
+  if (i + static_cast<std::size_t>(__builtin_ctzll(mask)) - line_start > max_line) return false;
+  line_start = i + 63 - static_cast<std::size_t>(__builtin_clzll(mask)) + 1;
+  return true;
+}
+
+// The rest from the last line start (no '\n' between it and the blocks' end, so nothing counted
+// twice), then the total.
+inline bool count_tail(const char* p, std::size_t n, std::size_t max_line, std::size_t line_start,
+                       std::uint64_t found, std::uint64_t& count) {
+  std::uint64_t tail = 0;
+  if (!count_short_lines_scalar(p + line_start, n - line_start, max_line, tail)) return false;
+  count += found + tail;
+  return true;
+}
+
 __attribute__((target("avx2,popcnt"))) bool count_short_lines_avx2(
     const char* p, std::size_t n, std::size_t max_line, std::uint64_t& count) {
   const __m256i newline = _mm256_set1_epi8('\n');
@@ -39,17 +60,9 @@ __attribute__((target("avx2,popcnt"))) bool count_short_lines_avx2(
     std::uint64_t mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, newline))) |
                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(
                              _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, newline)))) << 32;
-    if (mask == 0) continue;
-    found += static_cast<std::uint64_t>(__builtin_popcountll(mask));
-    // Lines inside one block are under 64 bytes; only the one that crosses into it can be long.
-    if (i + static_cast<std::size_t>(__builtin_ctzll(mask)) - line_start > max_line) return false;
-    line_start = i + 63 - static_cast<std::size_t>(__builtin_clzll(mask)) + 1;
+    if (mask != 0 && !take_newlines(mask, i, max_line, found, line_start)) return false;
   }
-  // The rest from the last line start (no '\n' between it and i, so nothing counted twice).
-  std::uint64_t tail = 0;
-  if (!count_short_lines_scalar(p + line_start, n - line_start, max_line, tail)) return false;
-  count += found + tail;
-  return true;
+  return count_tail(p, n, max_line, line_start, found, count);
 }
 
 // The same with one 64-byte compare into a mask a step (AVX-512BW).
@@ -61,15 +74,9 @@ __attribute__((target("avx512f,avx512bw,popcnt"))) bool count_short_lines_avx512
   std::size_t line_start = 0, i = 0;
   for (; i + 64 <= n; i += 64) {
     const std::uint64_t mask = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p + i), newline);
-    if (mask == 0) continue;
-    found += static_cast<std::uint64_t>(__builtin_popcountll(mask));
-    if (i + static_cast<std::size_t>(__builtin_ctzll(mask)) - line_start > max_line) return false;
-    line_start = i + 63 - static_cast<std::size_t>(__builtin_clzll(mask)) + 1;
+    if (mask != 0 && !take_newlines(mask, i, max_line, found, line_start)) return false;
   }
-  std::uint64_t tail = 0;
-  if (!count_short_lines_scalar(p + line_start, n - line_start, max_line, tail)) return false;
-  count += found + tail;
-  return true;
+  return count_tail(p, n, max_line, line_start, found, count);
 }
 #endif
 
