@@ -99,8 +99,13 @@ ReportOutput::ReportOutput(const std::string& path, std::string_view program)
   if (fd_ < 0) error_ = errno;
 }
 
+// Left without finish() (an exception while rendering): the file is cut to what was written,
+// so that no tail of the last report follows a part of this one.
 ReportOutput::~ReportOutput() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ < 0) return;
+  struct stat st;
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) (void)::ftruncate(fd_, static_cast<off_t>(written_));
+  ::close(fd_);
 }
 
 bool ReportOutput::write(std::string_view piece) {

@@ -3,6 +3,9 @@
 #include <stdlib.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -139,3 +142,42 @@ TEST_CASE("shared_flags: colour follows the mode, the terminal and NO_COLOR") {
   }
 }
 }  // TEST_SUITE
+
+namespace {
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+TEST_CASE("shared_flags: a report written in pieces replaces a longer old one; an unopened file fails") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "megatriage-report-output-test.json").string();
+  {
+    std::ofstream old(path, std::ios::binary);
+    old << std::string(1000, 'x');
+  }
+  {
+    ReportOutput out(path, "megatriage");
+    CHECK(out.write("{\"a\": "));
+    CHECK(out.write("1}\n"));
+    CHECK(out.finish());
+  }
+  CHECK(file_text(path) == "{\"a\": 1}\n");
+
+  // Left without finish() (rendering threw): cut to what was written, no old tail after it.
+  {
+    std::ofstream old(path, std::ios::binary);
+    old << std::string(1000, 'x');
+  }
+  {
+    ReportOutput out(path, "megatriage");
+    CHECK(out.write("{\"part"));
+  }
+  CHECK(file_text(path) == "{\"part");
+  std::filesystem::remove(path);
+
+  ReportOutput nowhere("/nonexistent-megatriage-dir/r.json", "megatriage");
+  CHECK_FALSE(nowhere.write("{}"));
+  CHECK_FALSE(nowhere.finish());
+}
