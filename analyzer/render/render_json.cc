@@ -88,7 +88,7 @@ json frames_json(const std::vector<Frame>& frames) {
 // into the text, in exactly the layout dump(2) gives everything else (a test compares both).
 
 // Takes the text written so far, for render_json_streamed; false when it could not be written
-// (the rest is then made but kept).
+// (the rest is still made, and dropped).
 using Drain = std::function<bool(std::string_view)>;
 
 // The text is handed to the drain once this much has gathered: a big job's report (9,000+ files)
@@ -283,10 +283,6 @@ void append_diagnostics(std::string& text, const Drain*& drain, const std::vecto
     out.put(",\n      \"count\": ").number(d.count);
   });
 }
-
-}  // namespace
-
-namespace {
 
 // The report's text: all of it left in `out`, or with a drain, handed over in pieces (what is
 // left at the end is in `out`).
