@@ -20,8 +20,8 @@ inline constexpr std::size_t kFilesForHugePages = 256;
 
 /// Call first thing in main(), before any thread starts. Freed memory stays for reuse (giving
 /// it back page by page costs faults later); the main heap grows in large steps; blocks of up to
-/// tens of MB (a big job's result list, the rendered report) come from the heaps rather than
-/// from a mapping each, so that huge pages back them too.
+/// tens of MB (a big job's result list) come from the heaps rather than from a mapping each, so
+/// that huge pages back them too.
 void set_up_heap();
 
 /// Whether malloc is glibc's own (not a sanitizer's, not a preloaded allocator's).

@@ -22,6 +22,7 @@
 
 #include "base/fork_join.h"
 #include "base/heap_setup.h"
+#include "base/sampled_hash.h"
 #include "base/unique_fd.h"
 
 namespace megatriage {
@@ -157,9 +158,8 @@ struct DevIno {
 // (tree d: 5,600 of them).
 struct DevInoHash {
   std::size_t operator()(const DevIno& d) const {
-    std::uint64_t h = (static_cast<std::uint64_t>(d.ino) ^ (static_cast<std::uint64_t>(d.dev) << 32)) *
-                      0x9E3779B97F4A7C15ULL;
-    return static_cast<std::size_t>(h ^ (h >> 29));
+    return static_cast<std::size_t>(
+        mix_word(mix_word(0, static_cast<std::uint64_t>(d.dev)), static_cast<std::uint64_t>(d.ino)));
   }
 };
 

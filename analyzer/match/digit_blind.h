@@ -23,8 +23,13 @@ bool digit_blind(std::string_view regex);
 /// replaces. Every digit_blind regex is number_blind.
 bool number_blind(std::string_view regex);
 
+/// `text` with every digit replaced by '0' (into `out`): the key of a digit_blind decision.
+void mask_digits(std::string_view text, std::string& out);
+
 /// `text` with every digit outside a word replaced by '0' (into `out`): the key of a
-/// number_blind decision.
+/// number_blind decision. The mask of a text's suffix is the suffix of the text's mask, except
+/// that a number at its start may keep its digits (a letter before it in the text): a key that
+/// says more, never one that says less.
 void mask_numbers(std::string_view text, std::string& out);
 
 }  // namespace megatriage

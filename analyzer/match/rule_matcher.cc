@@ -61,7 +61,9 @@ struct DecisionMemo {
   std::vector<Slot> slots;                  // kWays per rule index
   std::vector<std::uint8_t> next;           // per rule: the slot a miss overwrites
   std::vector<std::uint8_t> last_needle;    // per rule: the needle found last (looked for first)
-  std::string masked;                       // the text being looked up, digits as 0s
+  // The line with its digits as 0s, and with its numbers' digits as 0s: made once per line,
+  // at the first candidate rule that wants each; a rule's key is the part from its start.
+  std::string digits_masked, numbers_masked;
 };
 thread_local DecisionMemo decision_memo;
 
@@ -81,12 +83,6 @@ struct SetMemo {
 thread_local SetMemo set_memo;
 
 // `text` with every digit replaced by 0 (into `out`): the key of a digit-blind decision.
-void mask_digits(std::string_view text, std::string& out) {
-  out.resize(text.size());
-  // A select, not a branch: the loop vectorizes.
-  std::transform(text.begin(), text.end(), out.begin(),
-                 [](char ch) { return static_cast<unsigned char>(ch - '0') < 10 ? '0' : ch; });
-}
 constexpr std::size_t kMemoTextMax = 1024;  // longer texts are matched afresh (bounded memory)
 std::atomic<std::uint64_t> matcher_serials{0};
 
@@ -556,6 +552,7 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
       if (out.empty()) out.reserve(candidates.size());
       out.push_back(RuleMatch{r});
     };
+    bool digits_masked = false, numbers_masked = false;  // this line's, in the memo's strings
     for (int r : candidates) {
       const auto rule = static_cast<std::size_t>(r);
       // The outcome depends on the text from there only (also the memo's key).
@@ -569,13 +566,15 @@ std::vector<RuleMatch> RuleMatcher::match(std::string_view text, AppliesTo kind,
         continue;
       }
       std::string_view key = text.substr(from);
-      if (c.digit_blind[rule] && key.size() <= kMemoTextMax) {
-        mask_digits(key, memo.masked);
-        key = memo.masked;
-      } else if (c.number_blind[rule] && key.size() <= kMemoTextMax) {
+      if (text.size() <= kMemoTextMax && c.digit_blind[rule]) {
+        if (!digits_masked) mask_digits(text, memo.digits_masked);
+        digits_masked = true;
+        key = std::string_view(memo.digits_masked).substr(from);
+      } else if (text.size() <= kMemoTextMax && c.number_blind[rule]) {
         // A rule that names digits in words (`c10d`) tells only the numbers apart.
-        mask_numbers(key, memo.masked);
-        key = memo.masked;
+        if (!numbers_masked) mask_numbers(text, memo.numbers_masked);
+        numbers_masked = true;
+        key = std::string_view(memo.numbers_masked).substr(from);
       }
       DecisionMemo::Slot* const ways = &memo.slots[rule * DecisionMemo::kWays];
       const DecisionMemo::Slot* seen = nullptr;
