@@ -218,7 +218,9 @@ int run_partial(const PartialOptions& options, std::string& err) {
   if (analyzed.usage_error) p.problem = analyzed.usage_message;
   // What the one-scan command would look for beside these paths; the merge decides which are
   // the job's, against every node's log names.
-  if (triage.scripts.empty()) p.scripts = scripts_beside(triage.paths, triage.display_prefix);
+  if (triage.scripts.empty())
+    p.scripts = analyzed.scripts_beside ? std::move(*analyzed.scripts_beside)
+                                        : scripts_beside(triage.paths, triage.display_prefix);
   p.files = std::move(analyzed.results);
   p.context.reserve(p.files.size());
   for (const FileResult& r : p.files) p.context.push_back(context_of(r, *analyzed.matcher, options));
@@ -383,7 +385,9 @@ MergeOutcome run_merge(const MergeOptions& options) {
   // The batch scripts beside the logs: those read here, then each report's in turn. A script
   // every node sees (shared storage) is one script, named as the first report names it.
   std::vector<FoundScript> scripts;
-  if (!triage.paths.empty()) scripts = scripts_beside(triage.paths);
+  if (!triage.paths.empty())
+    scripts = analyzed.scripts_beside ? std::move(*analyzed.scripts_beside) : scripts_beside(triage.paths);
+  analyzed.scripts_beside.reset();  // moved from; the report reads `scripts` (found_scripts)
   std::set<std::pair<std::string, std::optional<std::string>>> seen_scripts;
   for (const FoundScript& f : scripts) seen_scripts.insert({f.path, f.text});
   for (ReadPartial& r : partials)

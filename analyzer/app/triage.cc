@@ -215,7 +215,8 @@ LoadedRules load_matcher(const TriageOptions& options, DiagnosticSink& diags) {
 }
 
 Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher,
-                    const TriageOptions& options, DiagnosticSink& run_diags) {
+                    const TriageOptions& options, DiagnosticSink& run_diags,
+                    const std::vector<FoundScript>* listed_beside) {
   const unsigned threads = report_threads(options, results);
   Report report;
   report.rule_count = matcher.rules().size();
@@ -277,9 +278,12 @@ Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher
       for (auto& d : r.diagnostics) file_diagnostics.push_back(std::move(d));
     }
     // --script is taken as given, and read with the findings below.
-    if (options.scripts.empty())
-      scripts = scripts_of_logs(options.found_scripts ? *options.found_scripts : scripts_beside(options.paths),
-                                log_files, script_diags);
+    if (options.scripts.empty()) {
+      const std::vector<FoundScript>* found = options.found_scripts ? &*options.found_scripts : listed_beside;
+      std::vector<FoundScript> listed;
+      if (found == nullptr) found = &(listed = scripts_beside(options.paths));
+      scripts = scripts_of_logs(*found, log_files, script_diags);
+    }
   };
   run_beside(threads, timeline_side, file_side);
   for (auto& d : script_diags.take()) run_diags.add(std::move(d));
@@ -335,6 +339,9 @@ AnalyzedLogs analyze_logs(const TriageOptions& options) {
                                                                    : TriggerScanner::Engine::Best,
                                             options.cache);
         out.compile_s = seconds_since(start);
+        // Done long before the walk: the scripts' listing leaves the report's critical path.
+        if (options.scripts.empty() && !options.found_scripts)
+          out.scripts_beside = scripts_beside(options.paths, options.display_prefix);
       });
   out.rules_diagnostics = run_diags.items().size();
   for (auto& d : discover_diags.take()) run_diags.add(std::move(d));
@@ -403,7 +410,8 @@ TriageOutcome report_logs(AnalyzedLogs analyzed, const TriageOptions& options) {
     } else {
       for (const Diagnostic& d : shared_diags) diags.add(d);
     }
-    Report report = build_report(part.files, *analyzed.matcher, options, diags);
+    Report report = build_report(part.files, *analyzed.matcher, options, diags,
+                                 analyzed.scripts_beside ? &*analyzed.scripts_beside : nullptr);
     report.rules_dirs = analyzed.rules_dirs;
     report.job = std::move(part.choice);
     (k == 0 ? out.report : out.more_reports.emplace_back()) = std::move(report);

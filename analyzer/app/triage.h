@@ -80,6 +80,10 @@ struct AnalyzedLogs {
   bool usage_error = false, rules_missing = false;  // as TriageOutcome's
   std::string usage_message;
   double walk_s = 0, compile_s = 0, analyze_s = 0;
+  // The batch scripts beside TriageOptions::paths (scripts_beside, named with display_prefix),
+  // listed beside the walk rather than on the report's critical path; none when the options
+  // name the scripts (`scripts` or `found_scripts`).
+  std::optional<std::vector<FoundScript>> scripts_beside;
 };
 AnalyzedLogs analyze_logs(const TriageOptions& options);
 
@@ -102,7 +106,9 @@ LoadedRules load_matcher(const TriageOptions& options, DiagnosticSink& diags);
 
 /// Everything after "analyze one file": years, timeline, root cause, checks, symptoms, file list
 /// and diagnostics (run-level `run_diags` first). Shared by the one-shot run and the watcher.
+/// `listed_beside`: scripts_beside(options.paths) when the caller listed them already.
 Report build_report(std::vector<FileResult>& results, const RuleMatcher& matcher,
-                    const TriageOptions& options, DiagnosticSink& run_diags);
+                    const TriageOptions& options, DiagnosticSink& run_diags,
+                    const std::vector<FoundScript>* listed_beside = nullptr);
 
 }  // namespace megatriage

@@ -112,12 +112,14 @@ std::string matched_text(const Event& e) {
 
 // Texts the trigger search watches per line (TriggerScanner::watch), so that a line known not
 // to hold them skips the look for them: bit 0 ESC (terminal escapes to strip), the next bits
-// ConfigExtractor::gpu_vendor_literals() (the GPU model scan), the last one every anchor that
-// is not a fact's (a traceback's, a ChildFailedError table's, an NCCL host line's): a quiet line
-// without those matters only for its time, its rules and its facts.
+// ConfigExtractor::gpu_vendor_literals() (the GPU model scan), then the traceback header (the
+// look for a prefix in front of it, on every examined line otherwise), the last one every
+// anchor that is not a fact's (a traceback's, a ChildFailedError table's, an NCCL host line's):
+// a quiet line without those matters only for its time, its rules and its facts.
 std::vector<std::vector<std::string>> watched_texts() {
   std::vector<std::vector<std::string>> watched{{"\x1b"}};
   for (const std::string& l : ConfigExtractor::gpu_vendor_literals()) watched.push_back({l});
+  watched.push_back({std::string(kTracebackAnchors[0])});
   std::vector<std::string>& structure = watched.emplace_back();
   for (std::string_view l : kTracebackAnchors) structure.emplace_back(l);
   for (std::string_view l : ChildFailureTable::trigger_literals()) structure.emplace_back(l);
@@ -126,7 +128,8 @@ std::vector<std::vector<std::string>> watched_texts() {
 }
 constexpr std::uint8_t kWatchEscape = 1;
 const std::uint8_t kWatchStructure = static_cast<std::uint8_t>(1U << (watched_texts().size() - 1));
-const std::uint8_t kWatchGpu = static_cast<std::uint8_t>((kWatchStructure - 1) & ~1U);
+const std::uint8_t kWatchHeader = static_cast<std::uint8_t>(kWatchStructure >> 1);
+const std::uint8_t kWatchGpu = static_cast<std::uint8_t>((kWatchHeader - 1) & ~1U);
 
 // Each worker's event list of its last file, emptied: the next file's events grow in its
 // capacity (no reallocation and move of every event at each doubling) and leave as an exactly
@@ -276,7 +279,8 @@ class FileAnalyzer : public LineSink {
     layers_.clear();
     StreamKey key{0, learner_.peel(prefix, layers_)};
     key.named = stream_key(prefix);
-    StreamState& stream = route(key, prefix, hit.triggered, line.number);
+    StreamState& stream = route(key, prefix, hit.triggered && (hit.may_hold & kWatchHeader) != 0,
+                                line.number);
     std::string_view body = prefix.body;
     if (!hit.triggered && !stream.busy) return;
     // A container runtime's JSON record (docker's json-file): the line it carries is the body
@@ -425,7 +429,8 @@ class FileAnalyzer : public LineSink {
   // carries it (a logging head, Ray's `(raylet) `): when the next line of the same writer
   // without that prefix (adopt_from_) is the traceback's first frame, that writer's lines
   // continue it (Adoption) until one with the prefix shows up. Creates the stream on first use.
-  StreamState& route(StreamKey& key, LinePrefix& prefix, bool triggered, std::uint64_t line_number) {
+  // `may_hold_header`: the search saw the traceback header's text in the line, or cannot tell.
+  StreamState& route(StreamKey& key, LinePrefix& prefix, bool may_hold_header, std::uint64_t line_number) {
     adopt_from_.reset();
     // Where the line goes as it stands: its own stream, or the one adopting its lines.
     StreamState* adopting = nullptr;
@@ -447,7 +452,7 @@ class FileAnalyzer : public LineSink {
         adoptions_.erase(a);  // the child went on with lines of its own
       }
     }
-    if (triggered) {
+    if (may_hold_header) {
       if (std::size_t at = PrefixLearner::header_residual(prefix.body); at > 0) {
         auto own = streams_.find(key);
         bool inside = adopting != nullptr || (own != streams_.end() && own->second.builder.active());
