@@ -310,7 +310,7 @@ struct RuleMatcher::Compiled {
   std::vector<bool> number_blind;        // per rule: number_blind(regex), its memo masks numbers
 
   struct KindSet {
-    std::vector<int> rule_of;       // Set index -> rule index
+    mutable std::vector<int> rule_of;  // Set index -> rule index (the Line rules': once built)
     std::vector<int> rules;         // every rule of this kind (fallback path)
     // Exception rules that can tell digits apart (digit_blind): outside the Set, whose answers
     // are memoized by the text with its digits as 0s; each is matched alone, on texts holding
@@ -318,16 +318,23 @@ struct RuleMatcher::Compiled {
     std::vector<int> digit_rules;
     bool digit_blind_set = false;  // the Set holds digit-blind rules only: its answers are memoized
     // The Set of Line rules serves only without the prefilter (a debug switch, or a rule with no
-    // usable needle): it is compiled on first use, not by every run (a third of the matcher's
-    // build). Null: per-rule matching only (the Set failed to build).
+    // usable needle): its patterns are parsed and compiled on first use, not by every run (half
+    // of the matcher's build). Null: per-rule matching only (the Set failed to build; the rules'
+    // regexes were checked when loaded, so a pattern the Set refuses is not expected there).
     const RE2::Set* get() const {
       std::call_once(compile_once, [this] {
-        if (added && added->Compile()) set = std::move(added);
-        added.reset();
+        if (lazy_from == nullptr) return;
+        auto built = std::make_unique<RE2::Set>(set_regex_options(), RE2::UNANCHORED);
+        for (int r : rules) {
+          if (built->Add((*lazy_from)[static_cast<std::size_t>(r)].regex, nullptr) < 0) break;
+          rule_of.push_back(r);
+        }
+        if (rule_of.size() == rules.size() && !rule_of.empty() && built->Compile()) set = std::move(built);
+        else rule_of.clear();
       });
       return set.get();
     }
-    mutable std::unique_ptr<RE2::Set> added;  // every pattern added, not compiled yet
+    const std::vector<Rule>* lazy_from = nullptr;  // the rules of a Set built on first use
     mutable std::unique_ptr<RE2::Set> set;
     mutable std::once_flag compile_once;
   };
@@ -372,45 +379,47 @@ RuleMatcher::RuleMatcher(std::vector<Rule> rules, DiagnosticSink& diags)
     c.regex[i].re = std::move(compiled[i]);
   }
 
-  for (std::size_t k = 0; k < kKinds; ++k) {
-    const AppliesTo kind = k == 0 ? AppliesTo::Line : AppliesTo::Exception;
-    Compiled::KindSet& ks = c.kinds[k];
-    auto set = std::make_unique<RE2::Set>(set_regex_options(), RE2::UNANCHORED);
-    bool set_ok = true;
-    for (std::size_t i = 0; i < rules_.size(); ++i) {
-      if (rules_[i].applies_to != kind) continue;
-      ks.rules.push_back(static_cast<int>(i));
-      ks.digit_blind_set = kind == AppliesTo::Exception;
-      if (kind == AppliesTo::Exception && !c.digit_blind[i]) {
-        ks.digit_rules.push_back(static_cast<int>(i));
-        continue;
-      }
-      std::string error;
-      if (set_ok) {
-        const int index = set->Add(rules_[i].regex, &error);
-        if (index < 0) {
-          diags.add(Severity::Warning, "rules.set-compile-failed",
-                    "rule '" + rules_[i].id + "' cannot join the RE2::Set (" + error +
-                        "); matching this kind rule by rule",
-                    rules_[i].source);
-          set_ok = false;
-        } else {
-          ks.rule_of.push_back(static_cast<int>(i));
-        }
-      }
+  // The Line rules' Set: built on first use (KindSet::get()).
+  Compiled::KindSet& lines = c.kinds[kind_index(AppliesTo::Line)];
+  for (std::size_t i = 0; i < rules_.size(); ++i)
+    if (rules_[i].applies_to == AppliesTo::Line) lines.rules.push_back(static_cast<int>(i));
+  lines.lazy_from = &rules_;
+
+  // The Exception rules' Set: every traceback is matched against it.
+  Compiled::KindSet& ks = c.kinds[kind_index(AppliesTo::Exception)];
+  ks.digit_blind_set = true;
+  auto set = std::make_unique<RE2::Set>(set_regex_options(), RE2::UNANCHORED);
+  bool set_ok = true;
+  for (std::size_t i = 0; i < rules_.size(); ++i) {
+    if (rules_[i].applies_to != AppliesTo::Exception) continue;
+    ks.rules.push_back(static_cast<int>(i));
+    if (!c.digit_blind[i]) {
+      ks.digit_rules.push_back(static_cast<int>(i));
+      continue;
     }
-    if (set_ok && !ks.rule_of.empty()) {
-      if (kind == AppliesTo::Line) {
-        ks.added = std::move(set);  // a failure to compile later means rule-by-rule matching
-      } else if (set->Compile()) {
-        ks.set = std::move(set);
-      } else {
+    std::string error;
+    if (set_ok) {
+      const int index = set->Add(rules_[i].regex, &error);
+      if (index < 0) {
         diags.add(Severity::Warning, "rules.set-compile-failed",
-                  "the RE2::Set of exception rules does not compile (out of memory?); matching rule by rule");
+                  "rule '" + rules_[i].id + "' cannot join the RE2::Set (" + error +
+                      "); matching this kind rule by rule",
+                  rules_[i].source);
+        set_ok = false;
+      } else {
+        ks.rule_of.push_back(static_cast<int>(i));
       }
     }
-    if (!ks.set && !ks.added) ks.rule_of.clear();
   }
+  if (set_ok && !ks.rule_of.empty()) {
+    if (set->Compile()) {
+      ks.set = std::move(set);
+    } else {
+      diags.add(Severity::Warning, "rules.set-compile-failed",
+                "the RE2::Set of exception rules does not compile (out of memory?); matching rule by rule");
+    }
+  }
+  if (!ks.set) ks.rule_of.clear();
 
   // Prefilter over Line rules' needles.
   for (const Rule& rule : rules_) {
