@@ -1,5 +1,6 @@
 // A small on-disk cache of start-up work that a run may skip when nothing it depends on changed:
-// which rule files already passed their sample checks, and the compiled trigger search. On a
+// the rule files that already passed their sample checks (each as its JSON without the samples,
+// which is what the next run parses), and the compiled trigger search. On a
 // small job these are most of the run (docs/performance.md); a post-mortem hook pays them after
 // every failed job.
 //

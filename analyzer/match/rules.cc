@@ -1120,34 +1120,46 @@ void merge_table(std::vector<Entry>& into, std::vector<Entry>& from, const char*
   }
 }
 
+// A text that passed every check before (RunCache) has its rules' samples run already: they
+// are half its bytes, and the parser drops them unbuilt (only `rules check` and a first load
+// need them). Keys at depth 3 are a rule's ({"rules": [{...}]}).
+bool drop_samples(int depth, json::parse_event_t event, json& parsed) {
+  return !(event == json::parse_event_t::key && depth == 3 && parsed == "samples");
+}
+
 }  // namespace
 
+std::string sample_free_json(const std::string& text) {
+  const json doc = json::parse(text, drop_samples, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  return doc.is_discarded() ? std::string() : doc.dump();
+}
+
 std::vector<Rule> parse_rules_text(const std::string& text, const std::string& source_name,
-                                   DiagnosticSink& diags, bool checked_before, KnowledgeTables* tables) {
+                                   DiagnosticSink& diags, bool checked_before, KnowledgeTables* tables,
+                                   const std::string* checked_json) {
   std::vector<Rule> out;
   json doc;
-  // A text that passed every check before (RunCache) has its rules' samples run already: they
-  // are half its bytes, and the parser drops them unbuilt (only `rules check` and a first load
-  // need them). Keys at depth 3 are a rule's ({"rules": [{...}]}).
-  const json::parser_callback_t drop_samples = [](int depth, json::parse_event_t event, json& parsed) {
-    return !(event == json::parse_event_t::key && depth == 3 && parsed == "samples");
-  };
-  try {
-    doc = json::parse(text, checked_before ? drop_samples : nullptr, /*allow_exceptions=*/true,
-                      /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
-    // nlohmann's `byte` is 1-based: the position of the character it stopped at.
-    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    const auto [line, column] = line_column(text, offset);
-    diags.add(Severity::Error, "rules.json-syntax",
-              source_name + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
-                  json_error_text(e.what()),
-              source_name, line, "the whole file is skipped; fix the JSON (comments are allowed)");
-    return out;
-  } catch (const json::exception& e) {
-    diags.add(Severity::Error, "rules.json-syntax", source_name + ": " + json_error_text(e.what()),
-              source_name);
-    return out;
+  if (checked_before && checked_json != nullptr)
+    doc = json::parse(*checked_json, nullptr, /*allow_exceptions=*/false);
+  const bool read_from_check = checked_before && checked_json != nullptr && !doc.is_discarded();
+  if (!read_from_check) {
+    try {
+      doc = json::parse(text, checked_before ? json::parser_callback_t(drop_samples) : nullptr,
+                        /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    } catch (const json::parse_error& e) {
+      // nlohmann's `byte` is 1-based: the position of the character it stopped at.
+      const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+      const auto [line, column] = line_column(text, offset);
+      diags.add(Severity::Error, "rules.json-syntax",
+                source_name + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                    json_error_text(e.what()),
+                source_name, line, "the whole file is skipped; fix the JSON (comments are allowed)");
+      return out;
+    } catch (const json::exception& e) {
+      diags.add(Severity::Error, "rules.json-syntax", source_name + ": " + json_error_text(e.what()),
+                source_name);
+      return out;
+    }
   }
 
   if (!doc.is_object()) {
@@ -1300,10 +1312,12 @@ std::vector<Rule> load_rules(const std::vector<std::string>& directories, Diagno
     }
     // Compiling the regexes and running the samples is most of a load; a text that passed before
     // with this executable need not.
-    const std::string key = cache != nullptr ? cache->key("rules-checked", text) : std::string();
-    const bool checked_before = cache != nullptr && cache->get(key, 16).has_value();
-    step.rules = parse_rules_text(text, step.path, step.diags, checked_before, &step.tables);
-    if (cache != nullptr && !checked_before && step.diags.items().empty()) cache->put(key, "ok\n");
+    // The check leaves the text's JSON without its samples, which is what is parsed next time.
+    const std::string key = cache != nullptr ? cache->key("rules-checked-json", text) : std::string();
+    const std::optional<std::string> checked = cache != nullptr ? cache->get(key) : std::nullopt;
+    step.rules = parse_rules_text(text, step.path, step.diags, checked.has_value(), &step.tables,
+                                  checked ? &*checked : nullptr);
+    if (cache != nullptr && !checked && step.diags.items().empty()) cache->put(key, sample_free_json(text));
   });
 
   std::map<std::string, Rule> by_id;

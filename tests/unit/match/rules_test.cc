@@ -507,8 +507,8 @@ TEST_CASE("rules: with a cache, a file that passed its checks is not sample-chec
   CHECK(plain.find("rules.sample-failed") != std::string::npos);
   CHECK(plain.find("test.one") != std::string::npos);
   CHECK(load(&cache) == plain);  // first run: checks everything, remembers a.json only
-  CHECK(cache.get(cache.key("rules-checked", good_text)).has_value());
-  CHECK_FALSE(cache.get(cache.key("rules-checked", failing_text)).has_value());
+  CHECK(cache.get(cache.key("rules-checked-json", good_text)) == sample_free_json(good_text));
+  CHECK_FALSE(cache.get(cache.key("rules-checked-json", failing_text)).has_value());
   CHECK(load(&cache) == plain);  // a.json from the cache, b.json checked (and failing) again
   {
     // A rule from a file checked before is not compiled at load; the matcher compiles it on
@@ -530,8 +530,9 @@ TEST_CASE("rules: with a cache, a file that passed its checks is not sample-chec
       CHECK(m->match("x bang 42", AppliesTo::Line).empty());
     }
   }
-  // The mark is what skips the samples: marking b.json's text hides its failing sample.
-  cache.put(cache.key("rules-checked", failing_text), "ok\n");
+  // The entry is what skips the samples: one for b.json's text hides its failing sample (any
+  // entry does: one that is no JSON has the text parsed instead).
+  cache.put(cache.key("rules-checked-json", failing_text), "ok\n");
   const std::string trusted = load(&cache);
   CHECK(trusted.find("rules.sample-failed") == std::string::npos);
   CHECK(trusted.find("test.failing") != std::string::npos);
@@ -600,21 +601,39 @@ TEST_CASE("rules: a text checked before is read without its samples, every other
     DiagnosticSink full_diags, quick_diags;
     const std::vector<Rule> full = parse_rules_text(text, name, full_diags, false);
     const std::vector<Rule> quick = parse_rules_text(text, name, quick_diags, true);
+    // As load_rules reads it from the cache: the JSON the check left (half the bytes), and a
+    // cache entry that is no JSON, which falls back to the text.
+    const std::string checked_json = sample_free_json(text);
+    CHECK(checked_json.size() < text.size() / 2 + text.size() / 4);
+    CHECK(checked_json.find("\"samples\"") == std::string::npos);
+    const std::string garbled = "ok\n";
+    DiagnosticSink cached_diags, garbled_diags;
+    const std::vector<Rule> cached = parse_rules_text(text, name, cached_diags, true, nullptr, &checked_json);
+    const std::vector<Rule> fallback = parse_rules_text(text, name, garbled_diags, true, nullptr, &garbled);
     CHECK(full_diags.items().empty());
     CHECK(quick_diags.items().empty());
+    CHECK(cached_diags.items().empty());
+    CHECK(garbled_diags.items().empty());
     REQUIRE(quick.size() == full.size());
     REQUIRE(!full.empty());
-    for (std::size_t k = 0; k < full.size(); ++k) {
-      CAPTURE(full[k].id);
-      CHECK(!full[k].match_samples.empty());
-      CHECK(quick[k].match_samples.empty());
-      CHECK(quick[k].no_match_samples.empty());
-      CHECK(quick[k].id == full[k].id);
-      CHECK(quick[k].regex == full[k].regex);
-      CHECK(quick[k].needles == full[k].needles);
-      CHECK(quick[k].checks == full[k].checks);
-      CHECK(quick[k].explain == full[k].explain);
-      CHECK(quick[k].priority == full[k].priority);
+    for (const std::vector<Rule>* read : {&quick, &cached, &fallback}) {
+      REQUIRE(read->size() == full.size());
+      for (std::size_t k = 0; k < full.size(); ++k) {
+        const Rule& r = (*read)[k];
+        CAPTURE(full[k].id);
+        CHECK(!full[k].match_samples.empty());
+        CHECK(r.match_samples.empty());
+        CHECK(r.no_match_samples.empty());
+        CHECK(r.checked_before);
+        CHECK(r.id == full[k].id);
+        CHECK(r.source == full[k].source);  // the rule's line, from the text
+        CHECK(r.regex == full[k].regex);
+        CHECK(r.needles == full[k].needles);
+        CHECK(r.checks == full[k].checks);
+        CHECK(r.explain == full[k].explain);
+        CHECK(r.title == full[k].title);
+        CHECK(r.priority == full[k].priority);
+      }
     }
   }
 }
