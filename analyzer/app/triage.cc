@@ -339,7 +339,8 @@ AnalyzedLogs analyze_logs(const TriageOptions& options) {
                                                                    : TriggerScanner::Engine::Best,
                                             options.cache);
         out.compile_s = seconds_since(start);
-        // Done long before the walk: the scripts' listing leaves the report's critical path.
+        // The rules are ready long before the walk ends: list the scripts now, not on the
+        // report's critical path.
         if (options.scripts.empty() && !options.found_scripts)
           out.scripts_beside = scripts_beside(options.paths, options.display_prefix);
       });

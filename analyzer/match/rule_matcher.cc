@@ -318,9 +318,9 @@ struct RuleMatcher::Compiled {
     std::vector<int> digit_rules;
     bool digit_blind_set = false;  // the Set holds digit-blind rules only: its answers are memoized
     // The Set of Line rules serves only without the prefilter (a debug switch, or a rule with no
-    // usable needle): its patterns are parsed and compiled on first use, not by every run (half
-    // of the matcher's build). Null: per-rule matching only (the Set failed to build; the rules'
-    // regexes were checked when loaded, so a pattern the Set refuses is not expected there).
+    // usable needle): its patterns are parsed and compiled on first use, not by every run. Null:
+    // per-rule matching only (the Set failed to build; the rules' regexes were checked when
+    // loaded, so a pattern the Set refuses is not expected there).
     const RE2::Set* get() const {
       std::call_once(compile_once, [this] {
         if (lazy_from == nullptr) return;
