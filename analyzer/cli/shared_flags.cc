@@ -85,8 +85,6 @@ void add_output_flag(CLI::App& app, std::string& path) {
   app.add_option("-o,--output", path, "Write the report to FILE instead of stdout");
 }
 
-namespace {}  // namespace
-
 // A file is written over its old bytes and then cut to the new ones' size, where opening it
 // with O_TRUNC would empty it first: the result is the same, but ext4 (auto_da_alloc) forces a
 // file that was truncated to zero and written again to disk when it is closed, which made

@@ -82,7 +82,6 @@ struct SetMemo {
 };
 thread_local SetMemo set_memo;
 
-// `text` with every digit replaced by 0 (into `out`): the key of a digit-blind decision.
 constexpr std::size_t kMemoTextMax = 1024;  // longer texts are matched afresh (bounded memory)
 std::atomic<std::uint64_t> matcher_serials{0};
 

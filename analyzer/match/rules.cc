@@ -1138,11 +1138,11 @@ std::vector<Rule> parse_rules_text(const std::string& text, const std::string& s
                                    DiagnosticSink& diags, bool checked_before, KnowledgeTables* tables,
                                    const std::string* checked_json) {
   std::vector<Rule> out;
-  json doc;
+  json doc;  // null until parsed
+  // A text checked before is read from the JSON object its check left, when that is one.
   if (checked_before && checked_json != nullptr)
     doc = json::parse(*checked_json, nullptr, /*allow_exceptions=*/false);
-  const bool read_from_check = checked_before && checked_json != nullptr && !doc.is_discarded();
-  if (!read_from_check) {
+  if (!doc.is_object()) {
     try {
       doc = json::parse(text, checked_before ? json::parser_callback_t(drop_samples) : nullptr,
                         /*allow_exceptions=*/true, /*ignore_comments=*/true);
