@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -154,13 +155,35 @@ struct DevIno {
   bool operator==(const DevIno& o) const { return dev == o.dev && ino == o.ino; }
 };
 
-// A hash set, not a tree: every directory of a walk is looked up once, under the walk's lock
-// (tree d: 5,600 of them).
+// A hash set, not a tree: every directory of a walk is looked up once (WalkedDirectories; tree
+// d: 5,600 of them).
 struct DevInoHash {
   std::size_t operator()(const DevIno& d) const {
     return static_cast<std::size_t>(
         mix_word(mix_word(0, static_cast<std::uint64_t>(d.dev)), static_cast<std::uint64_t>(d.ino)));
   }
+};
+
+// The directories a walk has listed, by identity, for the threads that list them at once: one
+// set per slice of the hashes, each with its lock. With one lock every directory's lookup
+// could make the other threads wait (tree d: 5,600 directories on two threads).
+class WalkedDirectories {
+ public:
+  /// True the first time `id` is given, false after (whichever thread gave it first).
+  bool first_visit(const DevIno& id) {
+    const std::size_t h = DevInoHash{}(id);
+    Shard& shard = shards_[h % kShards];
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    return shard.ids.insert(id).second;
+  }
+
+ private:
+  static constexpr std::size_t kShards = 64;
+  struct alignas(64) Shard {
+    std::mutex mutex;
+    std::unordered_set<DevIno, DevInoHash> ids;
+  };
+  std::array<Shard, kShards> shards_;
 };
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -359,7 +382,7 @@ class Walker {
       return;
     }
     DevIno id{st.st_dev, st.st_ino};
-    if (!walked_dirs_.insert(id).second) {
+    if (!walked_dirs_.first_visit(id)) {
       local.diags.add(Severity::Info, "discover.duplicate",
                       "'" + display + "' is a directory already walked; skipped", display);
       merge(local);
@@ -462,7 +485,7 @@ class Walker {
               [](const DirTask& a, const DirTask& b) { return a.display < b.display; });
     std::vector<DirTask> next;
     for (DirTask& t : linked) {
-      if (!walked_dirs_.insert(*t.id).second) {
+      if (!walked_dirs_.first_visit(*t.id)) {
         diags_.add(Severity::Info, "discover.duplicate",
                    "'" + t.display + "' is a directory already walked; skipped", t.display);
         continue;
@@ -522,14 +545,11 @@ class Walker {
         return UniqueFd(-1);
       }
       const DevIno id{st.st_dev, st.st_ino};
-      {
-        // Reached twice only through a bind mount or overlapping arguments.
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!walked_dirs_.insert(id).second) {
-          local.diags.add(Severity::Info, "discover.duplicate",
-                          "'" + task.display + "' is a directory already walked; skipped", task.display);
-          return UniqueFd(-1);
-        }
+      // Reached twice only through a bind mount or overlapping arguments.
+      if (!walked_dirs_.first_visit(id)) {
+        local.diags.add(Severity::Info, "discover.duplicate",
+                        "'" + task.display + "' is a directory already walked; skipped", task.display);
+        return UniqueFd(-1);
       }
       here.push_back(id);
     }
@@ -689,8 +709,8 @@ class Walker {
   DiagnosticSink& diags_;
   fs::path root_;                 // canonical form of the directory argument being walked
   std::vector<std::string> missing_;  // arguments that do not exist (written by the caller only)
+  WalkedDirectories walked_dirs_;
   std::mutex mutex_;              // guards everything below during a pass
-  std::unordered_set<DevIno, DevInoHash> walked_dirs_;
   std::vector<DirTask> linked_;   // outside directory symlinks found in this pass
   std::vector<std::vector<SourceFile>> found_parts_;  // each thread's finds, each sorted
   static constexpr int kOpenDirBudget = 256;
