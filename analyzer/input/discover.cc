@@ -155,8 +155,8 @@ struct DevIno {
   bool operator==(const DevIno& o) const { return dev == o.dev && ino == o.ino; }
 };
 
-// A hash set, not a tree: every directory of a walk is looked up once (WalkedDirectories; tree
-// d: 5,600 of them).
+// A hash set, not a tree: every directory of a walk is looked up once (WalkedDirectories), and
+// a torchrun tree has thousands.
 struct DevInoHash {
   std::size_t operator()(const DevIno& d) const {
     return static_cast<std::size_t>(
@@ -165,8 +165,8 @@ struct DevInoHash {
 };
 
 // The directories a walk has listed, by identity, for the threads that list them at once: one
-// set per slice of the hashes, each with its lock. With one lock every directory's lookup
-// could make the other threads wait (tree d: 5,600 directories on two threads).
+// set per slice of the hashes, each with its lock (and its own cache lines). Under one lock the
+// walk's threads kept waiting on each other, a lookup per directory (docs/performance.md).
 class WalkedDirectories {
  public:
   /// True the first time `id` is given, false after (whichever thread gave it first).
