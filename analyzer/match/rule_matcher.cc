@@ -322,14 +322,13 @@ struct RuleMatcher::Compiled {
     // loaded, so a pattern the Set refuses is not expected there).
     const RE2::Set* get() const {
       std::call_once(compile_once, [this] {
-        if (lazy_from == nullptr) return;
+        if (lazy_from == nullptr || rules.empty()) return;
         auto built = std::make_unique<RE2::Set>(set_regex_options(), RE2::UNANCHORED);
-        for (int r : rules) {
-          if (built->Add((*lazy_from)[static_cast<std::size_t>(r)].regex, nullptr) < 0) break;
-          rule_of.push_back(r);
-        }
-        if (rule_of.size() == rules.size() && !rule_of.empty() && built->Compile()) set = std::move(built);
-        else rule_of.clear();
+        for (int r : rules)
+          if (built->Add((*lazy_from)[static_cast<std::size_t>(r)].regex, nullptr) < 0) return;
+        if (!built->Compile()) return;
+        rule_of = rules;  // every rule of the kind, added in order
+        set = std::move(built);
       });
       return set.get();
     }
